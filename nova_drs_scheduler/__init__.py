@@ -1,0 +1,1 @@
+"""Dynamic resource scheduling (DRS) for OpenStack Nova."""

@@ -1,0 +1,34 @@
+"""Reading numbers from aggregate metadata without trusting them."""
+
+import math
+
+from nova.scheduler.filters import utils as filter_utils
+from oslo_log import log as logging
+
+from nova_drs_scheduler import log_once
+
+LOG = logging.getLogger(__name__)
+
+
+def min_positive_float(host_state, key: str, default):
+    """Smallest valid positive value of ``key`` over the host's aggregates.
+
+    Invalid values (``abc``, empty, zero, negative, NaN) are ignored and
+    logged once with the host's name; with no valid value left the caller's
+    default applies.  Ignoring only the bad value keeps a tighter ratio set
+    by another aggregate in force.
+    """
+    valid = []
+    for raw in filter_utils.aggregate_values_from_key(host_state, key):
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            value = math.nan
+        if math.isfinite(value) and value > 0:
+            valid.append(value)
+        else:
+            log_once.warning(
+                LOG, (host_state.host, key, raw),
+                'Host %s: ignoring invalid aggregate metadata %s=%r; '
+                'expected a positive number.', host_state.host, key, raw)
+    return min(valid) if valid else default

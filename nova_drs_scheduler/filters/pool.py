@@ -1,0 +1,56 @@
+"""DRSPoolFilter: keep a flavor's servers inside matching DRS pools."""
+
+from nova.scheduler import filters
+from nova.scheduler.filters import extra_specs_ops
+from nova.scheduler.filters import utils as filter_utils
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+#: Flavor extra-spec scope matched against aggregate metadata.
+SCOPE = 'drs_pool'
+
+
+def pool_requirements(extra_specs) -> dict:
+    """``{metadata_key: requirement}`` from the flavor's ``drs_pool:`` keys."""
+    prefix = SCOPE + ':'
+    return {key[len(prefix):]: value
+            for key, value in (extra_specs or {}).items()
+            if key.startswith(prefix)}
+
+
+class DRSPoolFilter(filters.BaseHostFilter):
+    """Flavor ``drs_pool:KEY=REQ`` must match aggregate metadata ``KEY``.
+
+    REQ uses Nova's extra-spec operators (``<in>``, ``s==``, ``>=``,
+    ``<or>`` ...), as AggregateInstanceExtraSpecsFilter does, but in a scope
+    of its own so DRS pools do not collide with other aggregate matching.
+    Comma-separated metadata values each count as a candidate match.
+    """
+
+    run_filter_once_per_request = True
+    RUN_ON_REBUILD = False
+
+    def host_passes(self, host_state, spec_obj):
+        flavor = spec_obj.flavor
+        if 'extra_specs' not in flavor:
+            return True
+        wanted = pool_requirements(flavor.extra_specs)
+        if not wanted:
+            return True
+        metadata = filter_utils.aggregate_metadata_get_by_host(host_state)
+        for key, requirement in wanted.items():
+            values = metadata.get(key)
+            if not values:
+                LOG.debug('%(host)s fails DRSPoolFilter: no aggregate of the '
+                          'host sets %(key)s.', {'host': host_state,
+                                                 'key': key})
+                return False
+            if not any(extra_specs_ops.match(value, requirement)
+                       for value in values):
+                LOG.debug('%(host)s fails DRSPoolFilter: %(key)s=%(vals)s '
+                          'does not match %(req)r.',
+                          {'host': host_state, 'key': key,
+                           'vals': sorted(values), 'req': requirement})
+                return False
+        return True
