@@ -1,0 +1,1 @@
+"""The DRS rebalancer: metrics, a pure planner, and an executor."""

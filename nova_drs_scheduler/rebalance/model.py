@@ -1,0 +1,147 @@
+"""The planner's input and output: plain, immutable data.
+
+The live periodic task, the ``nova-drs plan``/``explain`` CLI and the trace
+simulator all build a :class:`Snapshot` their own way and hand it to the
+same pure planner (``planner.plan``), which returns a :class:`Plan`.  Keep
+this module free of Nova imports so the simulator and the unit tests stay
+fast.
+
+Units:
+- host ``cpu_percent``/``ram_percent``: percent of the host's physical
+  CPUs / memory, already averaged over the sliding window;
+- instance ``cpu_cores``: CPU actually used, in cores (1.5 = one and a half
+  vCPUs busy), so that it can be projected onto a host of another size.
+"""
+
+import dataclasses
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannerConfig:
+    """Everything the planner reads from ``[drs]``, as plain values."""
+
+    policy: str = 'balanced'            # 'seed' | 'balanced'
+    mode: str = 'global'                # 'global' | 'aggregate'
+    unaggregated_hosts: str = 'ignore'  # 'ignore' | 'pool'
+    cpu_threshold: float = 80.0
+    ram_threshold: float = 90.0
+    stabilization: int = 3
+    margin: float = 10.0
+    min_improvement: float = 5.0
+    max_migrations_per_period: int = 2
+    max_concurrent_migrations_per_host: int = 1
+    max_concurrent_migrations: int = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class HostSnapshot:
+    name: str
+    vcpus: int
+    memory_mb: int
+    #: Window average of measured CPU, percent; None when stale or missing.
+    cpu_percent: float | None
+    #: Memory in use, percent; None when unknown.
+    ram_percent: float | None
+    #: Consecutive periods over the threshold (the seed's counter).
+    counter: int = 0
+    #: The raw samples of the window, oldest first, for the record.
+    window: tuple = ()
+    #: Pool key (aggregate) in aggregate mode; None for unaggregated hosts.
+    pool: str | None = None
+    #: Effective thresholds after aggregate overrides.
+    cpu_threshold: float = 80.0
+    ram_threshold: float = 90.0
+    #: False when disabled, down or in maintenance: never a destination.
+    schedulable: bool = True
+    #: Aggregate opted out of DRS: neither judged nor a destination.
+    excluded: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceSnapshot:
+    uuid: str
+    host: str
+    vcpus: int
+    memory_mb: int
+    #: Measured CPU load in cores.
+    cpu_cores: float
+    name: str = ''
+    #: Why the instance may not move now (opt-out, cooldown, quarantine,
+    #: not ACTIVE, migrating); None when it may.
+    blocked: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    hosts: Mapping[str, HostSnapshot]
+    instances: Sequence[InstanceSnapshot]
+    config: PlannerConfig
+    #: Migrations in flight, per host (as source or destination).
+    inflight_by_host: Mapping[str, int] = dataclasses.field(
+        default_factory=dict)
+    inflight_total: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Rejection:
+    """A destination or instance ruled out, and by what."""
+
+    subject: str      # host name or instance uuid
+    rule: str         # filter class name or planner rule name
+    detail: str = ''
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidates:
+    """What Nova's filters (or the simulator's model) allow for a move."""
+
+    allowed: Sequence[str]
+    rejected: Sequence[Rejection] = ()
+
+
+#: ``candidates(instance, snapshot) -> Candidates``: the live callback runs
+#: Nova's HostManager filters on a RequestSpec built from the instance; the
+#: simulator runs its capacity model.
+CandidatesFn = Callable[[InstanceSnapshot, Snapshot], Candidates]
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    instance: str
+    source: str
+    destination: str
+    reason: str
+    #: Projected percents after the move: {'source_cpu':..,
+    #: 'destination_cpu':.., 'source_ram':.., 'destination_ram':..}.
+    expected: Mapping[str, float]
+    #: Other instances considered and their scores, best first.
+    alternatives: Sequence[Mapping] = ()
+    #: Destinations ruled out for the chosen instance.
+    rejected: Sequence[Rejection] = ()
+    memory_mb: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class HostVerdict:
+    host: str
+    violated: bool
+    reason: str
+    cpu_percent: float | None = None
+    ram_percent: float | None = None
+    counter: int = 0
+    window: tuple = ()
+    pool: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    moves: Sequence[Move]
+    hosts: Sequence[HostVerdict]
+    #: Why a violated host got no move, and other period-level notes.
+    notes: Sequence[str] = ()
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
