@@ -1,0 +1,62 @@
+"""Option validation: a bad value stops the service, naming the option."""
+
+import os
+import tempfile
+
+from nova import test
+from oslo_config import cfg
+
+from nova_drs_scheduler import conf
+from nova_drs_scheduler.filters import utilization as util_filter
+from nova_drs_scheduler.weighers import utilization as util_weigher
+
+
+class ValidateTest(test.NoDBTestCase):
+
+    def _conf_from_file(self, text):
+        """A ConfigOpts parsed from a real file, as the service does."""
+        fd, path = tempfile.mkstemp(suffix='.conf')
+        with os.fdopen(fd, 'w') as handle:
+            handle.write(text)
+        self.addCleanup(os.unlink, path)
+        parsed = cfg.ConfigOpts()
+        conf.register_opts(parsed)
+        parsed(['--config-file', path], project='nova',
+               default_config_files=[])
+        return parsed
+
+    def test_defaults_are_valid(self):
+        conf.validate()
+        conf.validate(self._conf_from_file('[drs]\n'))
+
+    def test_out_of_bounds_value_names_the_option(self):
+        parsed = self._conf_from_file('[drs]\nmax_cpu_utilization = 150\n')
+        error = self.assertRaises(conf.ConfigError, conf.validate, parsed)
+        self.assertIn('[drs] max_cpu_utilization', str(error))
+
+    def test_bad_choice_names_the_option(self):
+        parsed = self._conf_from_file('[drs]\nmissing_metrics_action = no\n')
+        error = self.assertRaises(conf.ConfigError, conf.validate, parsed)
+        self.assertIn('[drs] missing_metrics_action', str(error))
+
+    def test_not_a_number_names_the_option(self):
+        parsed = self._conf_from_file('[drs]\nmetrics_max_age = soon\n')
+        error = self.assertRaises(conf.ConfigError, conf.validate, parsed)
+        self.assertIn('[drs] metrics_max_age', str(error))
+
+    def test_both_weights_zero_stops_filter_and_weigher(self):
+        self.flags(cpu_utilization_weight=0, ram_utilization_weight=0,
+                   group='drs')
+        error = self.assertRaises(conf.ConfigError, conf.validate)
+        self.assertIn('cpu_utilization_weight', str(error))
+        # Stock nova-scheduler builds weighers at start: it stops there.
+        self.assertRaises(conf.ConfigError, util_weigher.UtilizationWeigher)
+        self.assertRaises(conf.ConfigError, util_filter.UtilizationFilter)
+
+    def test_list_opts_covers_the_drs_group(self):
+        groups = {group.name: opts for group, opts in conf.list_opts()}
+        names = {opt.name for opt in groups['drs']}
+        self.assertIn('max_cpu_utilization', names)
+        self.assertIn('utilization_weight_multiplier', names)
+        for opt in groups['drs']:
+            self.assertTrue(opt.help, opt.name)
