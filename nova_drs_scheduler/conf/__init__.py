@@ -7,11 +7,15 @@ validation and ``oslo-config-generator``.
 
 from oslo_config import cfg
 
+from nova_drs_scheduler.conf import executor
+from nova_drs_scheduler.conf import host_cache
+from nova_drs_scheduler.conf import rebalance
+from nova_drs_scheduler.conf import scheduler
 from nova_drs_scheduler.conf import utilization
 
 CONF = cfg.CONF
 
-_MODULES = (utilization,)
+_MODULES = (utilization, executor, host_cache, scheduler, rebalance)
 
 
 class ConfigError(ValueError):
@@ -19,22 +23,27 @@ class ConfigError(ValueError):
 
 
 def _merged():
+    """``{group name: (OptGroup, [opts])}`` over every module."""
     merged = {}
     for module in _MODULES:
         for group, opts in module.list_opts().items():
-            merged.setdefault(group, []).extend(opts)
+            merged.setdefault(group.name, (group, []))[1].extend(opts)
     return merged
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    for group, opts in _merged().items():
-        conf.register_group(group)
-        conf.register_opts(opts, group=group)
+    for name, (group, opts) in _merged().items():
+        if name == 'DEFAULT':
+            conf.register_opts(opts)
+        else:
+            conf.register_group(group)
+            conf.register_opts(opts, group=group)
 
 
 def list_opts():
     """Entry point of ``oslo.config.opts`` for the sample config."""
-    return [(group, list(opts)) for group, opts in _merged().items()]
+    return [(None if name == 'DEFAULT' else group, list(opts))
+            for name, (group, opts) in _merged().items()]
 
 
 def validate(conf: cfg.ConfigOpts = CONF) -> None:
@@ -44,13 +53,14 @@ def validate(conf: cfg.ConfigOpts = CONF) -> None:
     service calls this at start so that a typo stops it with the option's
     name instead of breaking the first scheduling request.
     """
-    for group, opts in _merged().items():
+    for name, (_group, opts) in _merged().items():
+        section = conf if name == 'DEFAULT' else conf[name]
         for opt in opts:
             try:
-                getattr(conf[group.name], opt.dest)
+                getattr(section, opt.dest)
             except (cfg.ConfigFileValueError, ValueError) as exc:
                 raise ConfigError(
-                    f'Invalid value for option [{group.name}] {opt.name}: '
+                    f'Invalid value for option [{name}] {opt.name}: '
                     f'{exc}') from exc
     for module in _MODULES:
         check = getattr(module, 'check', None)

@@ -54,7 +54,8 @@ class ValidateTest(test.NoDBTestCase):
         self.assertRaises(conf.ConfigError, util_filter.UtilizationFilter)
 
     def test_list_opts_covers_the_drs_group(self):
-        groups = {group.name: opts for group, opts in conf.list_opts()}
+        groups = {group.name: opts for group, opts in conf.list_opts()
+                  if group is not None}
         names = {opt.name for opt in groups['drs']}
         self.assertIn('max_cpu_utilization', names)
         self.assertIn('utilization_weight_multiplier', names)

@@ -1,0 +1,19 @@
+"""nova-drs-scheduler: a drop-in replacement for the nova-scheduler binary.
+
+It runs the scheduler manager named by ``[scheduler] driver`` with the
+host manager named by ``[scheduler] host_manager``.  The service keeps the
+binary name ``nova-scheduler``: Nova looks scheduler services up by that
+name, and service binaries must start with ``nova-``.
+"""
+
+import sys
+
+
+def main():
+    # As nova-scheduler does: patch before anything imports eventlet or
+    # oslo.service, hence the imports inside the function.
+    from nova import monkey_patch
+    monkey_patch.patch(backend='threading')
+
+    from nova_drs_scheduler import service
+    service.main(sys.argv)

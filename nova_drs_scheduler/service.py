@@ -1,0 +1,64 @@
+"""The scheduler service: manager and host manager chosen by name.
+
+``create_server`` is what ``nova-drs-scheduler`` runs after parsing
+nova.conf; tests call it directly with the harness's config.
+"""
+
+from nova import config
+from nova import objects
+from nova import service
+from nova import thread_pool_factory
+from nova import version
+from nova.scheduler import rpcapi
+from oslo_concurrency import processutils
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_reports import guru_meditation_report as gmr
+from oslo_reports import opts as gmr_opts
+
+from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler import drivers
+
+LOG = logging.getLogger(__name__)
+
+
+def create_server(conf: cfg.ConfigOpts) -> service.Service:
+    """Create the (not yet started) scheduler service from parsed config.
+
+    Raises ConfigError naming the option for an unknown driver or host
+    manager, or any invalid value of ours, before anything starts.
+    """
+    drivers.translate_legacy(conf)
+    drs_conf.validate(conf)
+    manager_cls = drivers.manager_class(conf)
+    host_manager_cls = drivers.host_manager_class(conf)
+    server = service.Service.create(
+        binary='nova-scheduler', topic=rpcapi.RPC_TOPIC,
+        manager=drivers.class_path(manager_cls))
+    if host_manager_cls is not None and not isinstance(
+            server.manager.host_manager, host_manager_cls):
+        server.manager.host_manager = host_manager_cls()
+    LOG.info('nova-drs-scheduler: manager %s, host manager %s',
+             drivers.class_path(manager_cls),
+             drivers.class_path(type(server.manager.host_manager)))
+    return server
+
+
+def main(argv: list) -> None:
+    """Parse nova.conf as nova-scheduler does, then serve."""
+    config.parse_args(argv)
+    logging.setup(drs_conf.CONF, 'nova')
+    objects.register_all()
+    gmr_opts.set_defaults(drs_conf.CONF)
+    objects.Service.enable_min_version_cache()
+    try:
+        server = create_server(drs_conf.CONF)
+    except drs_conf.ConfigError as exc:
+        raise SystemExit(f'nova-drs-scheduler: {exc}')
+    gmr.TextGuruMeditation.setup_autorun(version, conf=drs_conf.CONF)
+    workers = (drs_conf.CONF.scheduler.workers or
+               processutils.get_worker_count())
+    # Forked workers must build their own executors, as in nova-scheduler.
+    thread_pool_factory.reset_all_executors()
+    service.serve(server, workers=workers)
+    service.wait()

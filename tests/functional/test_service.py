@@ -1,0 +1,125 @@
+"""nova-drs-scheduler startup: driver and host manager chosen by config."""
+
+from nova import test
+from nova.scheduler import host_manager as nova_host_manager
+from nova.scheduler import manager as nova_manager
+
+from nova_drs_scheduler import conf
+from nova_drs_scheduler import drivers
+from nova_drs_scheduler import host_manager
+from nova_drs_scheduler import manager
+from nova_drs_scheduler import service as cmd
+
+
+def _forget_translations(test_case):
+    """translate_legacy() sets overrides, as the service must; undo them."""
+    for group, name in [('scheduler', 'driver'),
+                        ('scheduler', 'host_manager'),
+                        ('filter_scheduler', 'enabled_filters'),
+                        ('filter_scheduler', 'available_filters')]:
+        test_case.addCleanup(conf.CONF.clear_override, name, group)
+
+
+class ServiceStartupTest(test.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        _forget_translations(self)
+
+    def test_default_is_the_drs_manager(self):
+        server = cmd.create_server(conf.CONF)
+        self.assertIsInstance(server.manager, manager.DRSSchedulerManager)
+        self.assertEqual('nova-scheduler', server.binary)
+
+    def test_stock_driver_keeps_stock_host_manager(self):
+        self.flags(driver='filter_scheduler', group='scheduler')
+        server = cmd.create_server(conf.CONF)
+        self.assertIs(nova_manager.SchedulerManager, type(server.manager))
+        self.assertIs(nova_host_manager.HostManager,
+                      type(server.manager.host_manager))
+
+    def test_host_manager_is_chosen_by_name(self):
+        self.flags(driver='filter_scheduler',
+                   host_manager='caching_host_manager', group='scheduler')
+        server = cmd.create_server(conf.CONF)
+        self.assertIs(nova_manager.SchedulerManager, type(server.manager))
+        self.assertIsInstance(server.manager.host_manager,
+                              host_manager.CachingHostManager)
+
+    def test_unknown_driver_lists_the_names(self):
+        self.flags(driver='chance_scheduler', group='scheduler')
+        error = self.assertRaises(conf.ConfigError, cmd.create_server,
+                                  conf.CONF)
+        message = str(error)
+        self.assertIn('[scheduler] driver', message)
+        self.assertIn("'chance_scheduler'", message)
+        self.assertIn('drs_scheduler', message)
+        self.assertIn('filter_scheduler', message)
+
+    def test_unknown_host_manager_lists_the_names(self):
+        self.flags(host_manager='ironic_host_manager', group='scheduler')
+        error = self.assertRaises(conf.ConfigError, cmd.create_server,
+                                  conf.CONF)
+        self.assertIn('[scheduler] host_manager', str(error))
+        self.assertIn('caching_host_manager', str(error))
+
+    def test_invalid_drs_option_stops_start(self):
+        self.flags(cpu_utilization_weight=0, ram_utilization_weight=0,
+                   group='drs')
+        self.assertRaises(conf.ConfigError, cmd.create_server, conf.CONF)
+
+
+class LegacyOptionsTest(test.NoDBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        _forget_translations(self)
+
+    def test_legacy_names_are_translated(self):
+        self.flags(scheduler_driver='filter_scheduler',
+                   scheduler_host_manager='caching_host_manager',
+                   scheduler_default_filters=['ComputeFilter', 'CoreFilter'],
+                   scheduler_available_filters=[
+                       'nova.scheduler.filters.all_filters',
+                       'nova_drs_scheduler.filters.all_filters'])
+        with self.assertLogs('nova_drs_scheduler.drivers',
+                             level='WARNING') as logs:
+            done = drivers.translate_legacy(conf.CONF)
+        self.assertEqual(4, len(done))
+        self.assertEqual(4, len(logs.output))
+        self.assertIn('deprecated', logs.output[0])
+        self.assertEqual('filter_scheduler', conf.CONF.scheduler.driver)
+        self.assertEqual('caching_host_manager',
+                         conf.CONF.scheduler.host_manager)
+        self.assertEqual(['ComputeFilter', 'CoreFilter'],
+                         conf.CONF.filter_scheduler.enabled_filters)
+        self.assertEqual(['nova.scheduler.filters.all_filters',
+                          'nova_drs_scheduler.filters.all_filters'],
+                         conf.CONF.filter_scheduler.available_filters)
+
+    def test_new_name_wins(self):
+        self.flags(scheduler_driver='caching_scheduler',
+                   scheduler_default_filters=['CoreFilter'])
+        self.flags(driver='filter_scheduler', group='scheduler')
+        self.flags(enabled_filters=['ComputeFilter'],
+                   group='filter_scheduler')
+        with self.assertLogs('nova_drs_scheduler.drivers',
+                             level='WARNING') as logs:
+            self.assertEqual([], drivers.translate_legacy(conf.CONF))
+        self.assertIn('Ignoring deprecated [DEFAULT] scheduler_driver',
+                      logs.output[0])
+        self.assertEqual('filter_scheduler', conf.CONF.scheduler.driver)
+        self.assertIsNone(conf.CONF.scheduler.host_manager)
+        self.assertEqual(['ComputeFilter'],
+                         conf.CONF.filter_scheduler.enabled_filters)
+
+    def test_nothing_set_translates_nothing(self):
+        self.assertEqual([], drivers.translate_legacy(conf.CONF))
+        self.assertEqual('drs_scheduler', conf.CONF.scheduler.driver)
+
+    def test_caching_scheduler_maps_to_caching_host_manager(self):
+        self.flags(scheduler_driver='caching_scheduler')
+        drivers.translate_legacy(conf.CONF)
+        self.assertEqual('filter_scheduler', conf.CONF.scheduler.driver)
+        self.assertEqual('caching_host_manager',
+                         conf.CONF.scheduler.host_manager)
