@@ -21,6 +21,9 @@ if [ ! -x "$boot/bin/tox" ]; then
     "$boot/bin/pip" install -q -c constraints.txt tox
 fi
 
+# Real servers some functional tests start on 127.0.0.1.
+tools/install-test-servers.sh
+
 if [ $# -eq 0 ]; then
     set -- -e pep8,py3,functional
 fi

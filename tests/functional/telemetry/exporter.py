@@ -1,0 +1,114 @@
+"""A Prometheus exporter whose values the test sets, on 127.0.0.1."""
+
+import threading
+import time
+
+import fixtures
+from prometheus_client import core
+from prometheus_client import registry as prom_registry
+from prometheus_client import start_http_server
+
+from tests import realservers
+
+
+class _Collector(prom_registry.Collector):
+    """Exposes node_exporter- and libvirt-exporter-shaped series.
+
+    CPU counters advance with wall time at the rate the test set, so
+    ``rate(node_cpu_seconds_total{mode="idle"}[5m])`` measures exactly
+    ``1 - cpu/100`` on a one-CPU host, as on a real compute.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.host_cpu = {}       # host -> percent
+        self.host_ram = {}       # host -> percent
+        self.instance_cpu = {}   # (host, uuid) -> cores
+        self.gauges = {}         # (name, labels tuple) -> value
+        self._idle = {}
+        self._cpu_time = {}
+        self._last = time.monotonic()
+
+    def _advance(self):
+        now = time.monotonic()
+        elapsed, self._last = now - self._last, now
+        for host, percent in self.host_cpu.items():
+            self._idle[host] = (self._idle.get(host, 0.0) +
+                                elapsed * (1 - percent / 100.0))
+        for key, cores in self.instance_cpu.items():
+            self._cpu_time[key] = self._cpu_time.get(key, 0.0) + \
+                elapsed * cores
+
+    def collect(self):
+        with self.lock:
+            self._advance()
+            idle = core.CounterMetricFamily(
+                'node_cpu_seconds_total', 'CPU seconds',
+                labels=['instance', 'cpu', 'mode'])
+            for host in self.host_cpu:
+                idle.add_metric([f'{host}:9100', '0', 'idle'],
+                                self._idle[host])
+            yield idle
+            total = core.GaugeMetricFamily(
+                'node_memory_MemTotal_bytes', 'RAM', labels=['instance'])
+            available = core.GaugeMetricFamily(
+                'node_memory_MemAvailable_bytes', 'RAM',
+                labels=['instance'])
+            for host, percent in self.host_ram.items():
+                total.add_metric([f'{host}:9100'], 1000.0)
+                available.add_metric([f'{host}:9100'],
+                                     1000.0 * (1 - percent / 100.0))
+            yield total
+            yield available
+            cpu_time = core.CounterMetricFamily(
+                'libvirt_domain_info_cpu_time_seconds_total', 'CPU time',
+                labels=['instance', 'domain'])
+            info = core.GaugeMetricFamily(
+                'libvirt_domain_openstack_info', 'OpenStack info',
+                labels=['instance', 'domain', 'instance_id'])
+            for (host, uuid), seconds in self._cpu_time.items():
+                domain = 'instance-' + uuid[:8]
+                cpu_time.add_metric([f'{host}:9177', domain], seconds)
+                info.add_metric([f'{host}:9177', domain, uuid], 1)
+            yield cpu_time
+            yield info
+            by_name = {}
+            for (name, labels), value in self.gauges.items():
+                family = by_name.setdefault(name, core.GaugeMetricFamily(
+                    name, name, labels=[k for k, _ in labels]))
+                family.add_metric([v for _, v in labels], value)
+            yield from by_name.values()
+
+
+class Exporter(fixtures.Fixture):
+    """Serve the collector on 127.0.0.1; set values with the setters."""
+
+    def _setUp(self):
+        self.collector = _Collector()
+        registry = prom_registry.CollectorRegistry()
+        registry.register(self.collector)
+        self.port = realservers.free_port()
+        server, thread = start_http_server(self.port, addr='127.0.0.1',
+                                           registry=registry)
+        self.addCleanup(thread.join, 5)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.target = f'127.0.0.1:{self.port}'
+
+    def set_host(self, host, cpu=None, ram=None):
+        with self.collector.lock:
+            self.collector._advance()
+            if cpu is not None:
+                self.collector.host_cpu[host] = cpu
+            if ram is not None:
+                self.collector.host_ram[host] = ram
+
+    def set_instance(self, host, uuid, cores):
+        with self.collector.lock:
+            self.collector._advance()
+            self.collector.instance_cpu[(host, uuid)] = cores
+
+    def set_gauge(self, name, value, **labels):
+        with self.collector.lock:
+            self.collector.gauges[(name, tuple(sorted(labels.items())))] = \
+                value
