@@ -123,3 +123,24 @@ class PrometheusServer(fixtures.Fixture):
         """Wait until ``promql`` returns ``count`` series."""
         wait_until(lambda: len(self.query(promql)) >= count, timeout,
                    f'{count} series of {promql}')
+
+
+class RedisServer(fixtures.Fixture):
+    """A throw-away redis-server: no persistence, loopback only."""
+
+    def _setUp(self):
+        self.port = free_port()
+        self.url = f'redis://127.0.0.1:{self.port}'
+        self.process = self.useFixture(ProcessFixture([
+            binary('redis-server'), '--port', str(self.port),
+            '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+        ], 'redis.log'))
+        wait_until(self.ready, 30, 'redis-server to accept connections')
+
+    def ready(self) -> bool:
+        try:
+            with socket.create_connection(('127.0.0.1', self.port), 1) as s:
+                s.sendall(b'PING\r\n')
+                return s.recv(16).startswith(b'+PONG')
+        except OSError:
+            return False
