@@ -22,25 +22,39 @@ from nova_drs_scheduler import drivers
 LOG = logging.getLogger(__name__)
 
 
-def create_server(conf: cfg.ConfigOpts) -> service.Service:
-    """Create the (not yet started) scheduler service from parsed config.
+def manager_path(conf: cfg.ConfigOpts) -> str:
+    """Dotted path of the manager to run, after checking all our options.
 
     Raises ConfigError naming the option for an unknown driver or host
     manager, or any invalid value of ours, before anything starts.
     """
     drivers.translate_legacy(conf)
     drs_conf.validate(conf)
-    manager_cls = drivers.manager_class(conf)
+    drivers.host_manager_class(conf)
+    return drivers.class_path(drivers.manager_class(conf))
+
+
+def apply_host_manager(scheduler_manager, conf: cfg.ConfigOpts) -> None:
+    """Give the manager the host manager ``[scheduler] host_manager`` names.
+
+    Unset, the manager keeps its own (Nova's stock manager builds its
+    HostManager in ``__init__``; there is no hook to choose it earlier).
+    """
     host_manager_cls = drivers.host_manager_class(conf)
+    if host_manager_cls is not None and not isinstance(
+            scheduler_manager.host_manager, host_manager_cls):
+        scheduler_manager.host_manager = host_manager_cls()
+    LOG.info('nova-drs-scheduler: manager %s, host manager %s',
+             drivers.class_path(type(scheduler_manager)),
+             drivers.class_path(type(scheduler_manager.host_manager)))
+
+
+def create_server(conf: cfg.ConfigOpts) -> service.Service:
+    """Create the (not yet started) scheduler service from parsed config."""
     server = service.Service.create(
         binary='nova-scheduler', topic=rpcapi.RPC_TOPIC,
-        manager=drivers.class_path(manager_cls))
-    if host_manager_cls is not None and not isinstance(
-            server.manager.host_manager, host_manager_cls):
-        server.manager.host_manager = host_manager_cls()
-    LOG.info('nova-drs-scheduler: manager %s, host manager %s',
-             drivers.class_path(manager_cls),
-             drivers.class_path(type(server.manager.host_manager)))
+        manager=manager_path(conf))
+    apply_host_manager(server.manager, conf)
     return server
 
 

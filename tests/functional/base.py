@@ -7,7 +7,11 @@ from nova import context as nova_context
 from nova import objects
 from nova.tests.functional import integrated_helpers
 
+from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler import service
 from tests.functional import fixtures as drs_fixtures
+
+CONF = drs_conf.CONF
 
 
 def api_paste_config() -> str:
@@ -26,6 +30,9 @@ class DRSFunctionalTestBase(integrated_helpers.ProviderUsageBaseTestCase):
     compute_driver = 'fake.MediumFakeDriver'
     #: Dotted path of the scheduler manager, or None for Nova's stock one.
     SCHEDULER_MANAGER = None
+    #: Choose manager and host manager by name from ``[scheduler] driver``
+    #: and ``host_manager``, exactly as the nova-drs-scheduler service does.
+    SCHEDULER_FROM_CONFIG = False
     #: Extra config applied before services start: {group: {opt: value}}.
     FLAGS = {}
 
@@ -41,9 +48,16 @@ class DRSFunctionalTestBase(integrated_helpers.ProviderUsageBaseTestCase):
         super().setUp()
 
     def start_service(self, name, host=None, **kwargs):
-        if name == 'scheduler' and self.SCHEDULER_MANAGER:
+        if name != 'scheduler':
+            return super().start_service(name, host=host, **kwargs)
+        if self.SCHEDULER_FROM_CONFIG:
+            kwargs['manager'] = service.manager_path(CONF)
+        elif self.SCHEDULER_MANAGER:
             kwargs.setdefault('manager', self.SCHEDULER_MANAGER)
-        return super().start_service(name, host=host, **kwargs)
+        scheduler = super().start_service(name, host=host, **kwargs)
+        if self.SCHEDULER_FROM_CONFIG:
+            service.apply_host_manager(scheduler.manager, CONF)
+        return scheduler
 
     # Helpers shared by the functional tests.
 
