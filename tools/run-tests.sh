@@ -9,17 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+tools/bootstrap-tox.sh
 boot=.tox/bootstrap
-if [ ! -x "$boot/bin/tox" ]; then
-    if ! python3 -m venv "$boot" 2>/dev/null; then
-        rm -rf "$boot"
-        echo "python3 venv module missing; installing python3-venv" >&2
-        apt-get update -qq && apt-get install -y -qq python3-venv
-        python3 -m venv "$boot"
-    fi
-    "$boot/bin/pip" install -q --upgrade pip
-    "$boot/bin/pip" install -q -c constraints.txt tox
-fi
 
 # Real servers some functional tests start on 127.0.0.1.
 tools/install-test-servers.sh

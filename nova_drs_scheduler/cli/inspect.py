@@ -1,0 +1,177 @@
+"""``nova-drs plan``, ``explain`` and ``status``: the live view.
+
+All three read one dry-run period (:func:`.cloud.dry_run`): what the
+rebalancer would decide now, and why.
+"""
+
+from nova_drs_scheduler.cli import cloud
+from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import output
+
+
+def add_plan_parser(subparsers, parents):
+    parser = subparsers.add_parser(
+        'plan', parents=parents,
+        help='Dry run: what would move now, and why.')
+    parser.set_defaults(handler=plan)
+    return parser
+
+
+def add_explain_parser(subparsers, parents):
+    parser = subparsers.add_parser(
+        'explain', parents=parents,
+        help='Why a host is or is not violated; why an instance would or '
+             'would not move, and which filter or rule rejected each '
+             'destination.')
+    parser.add_argument('subject', metavar='HOST|INSTANCE',
+                        help='A compute host name or an instance UUID.')
+    parser.set_defaults(handler=explain)
+    return parser
+
+
+def add_status_parser(subparsers, parents):
+    parser = subparsers.add_parser(
+        'status', parents=parents,
+        help='Every host\'s window, counter, pool, threshold and state; '
+             'migrations in flight, cooldowns and quarantines.')
+    parser.set_defaults(handler=status)
+    return parser
+
+
+def _state(verdict: dict) -> str:
+    if verdict.get('violated'):
+        return 'VIOLATED'
+    if verdict.get('cpu_percent') is None:
+        return 'not judged'
+    return 'over' if verdict.get('counter') else 'ok'
+
+
+def _hosts_table(record: dict):
+    rows = [[v['host'], v.get('pool') or '-', output.percent(
+        v.get('cpu_percent')), output.percent(v.get('ram_percent')),
+        ' '.join(f'{s:.0f}' for s in v.get('window') or ()) or '-',
+        v.get('counter', 0), output.percent(v.get('cpu_threshold')),
+        _state(v), v.get('reason', '')]
+        for v in record.get('hosts', [])]
+    return ('Hosts', ['host', 'pool', 'cpu %', 'ram %', 'window', 'counter',
+                      'cpu thr', 'state', 'why'], rows)
+
+
+def _moves_table(record: dict):
+    rows = [[output.short(m['instance']), m['source'], m['destination'],
+             output.percent(m['expected'].get('source_cpu')),
+             output.percent(m['expected'].get('destination_cpu')),
+             m.get('reason', '')] for m in record.get('moves', [])]
+    return ('Moves', ['instance', 'from', 'to', 'from cpu after',
+                      'to cpu after', 'why'], rows)
+
+
+def _skipped(record: dict):
+    if record.get('skipped'):
+        raise errors.CLIError(f'no plan: {record["skipped"]}', errors.CLOUD)
+
+
+def plan(args, conf) -> int:
+    record = cloud.dry_run(conf)
+    _skipped(record)
+    notes = [('Notes', ['note'], [[n] for n in record.get('notes', [])])]
+    output.emit(args, record,
+                [_hosts_table(record), _moves_table(record)] + notes)
+    return errors.ACTION if record.get('moves') else errors.OK
+
+
+def _rejections_table(move: dict):
+    rows = [[r['subject'], r['rule'], r.get('detail', '')]
+            for r in move.get('rejected', [])]
+    return (f'Destinations rejected for {move["instance"]}',
+            ['host', 'filter / rule', 'detail'], rows)
+
+
+def _alternatives_table(move: dict):
+    rows = []
+    for alt in move.get('alternatives', []):
+        if 'rejected' in alt:
+            rows.append([output.short(alt['instance']), '-', '-', '-',
+                         '; '.join(f'{h}: {r}' for h, r in
+                                   alt['rejected'].items())])
+        else:
+            rows.append([output.short(alt['instance']), alt['destination'],
+                         output.percent(alt.get('destination_cpu')),
+                         alt.get('improvement'), 'scored'])
+    return ('Instances considered', ['instance', 'best destination',
+                                     'its cpu after', 'improvement',
+                                     'outcome'], rows)
+
+
+def _explain_host(args, record, verdict) -> int:
+    moves = [m for m in record['moves'] if m['source'] == verdict['host']]
+    notes = [n for n in record.get('notes', []) if verdict['host'] in n]
+    tables = [('', ['host', 'state', 'why'],
+               [[verdict['host'], _state(verdict), verdict.get('reason')]]),
+              _moves_table({'moves': moves})]
+    for move in moves:
+        tables += [_alternatives_table(move), _rejections_table(move)]
+    tables.append(('Notes', ['note'], [[n] for n in notes]))
+    output.emit(args, {'host': verdict, 'moves': moves, 'notes': notes},
+                tables)
+    return errors.ACTION if verdict.get('violated') else errors.OK
+
+
+def _explain_instance(args, record, uuid) -> int:
+    blocked = record.get('blocked', {}).get(uuid)
+    chosen = [m for m in record['moves'] if m['instance'] == uuid]
+    considered = [m for m in record['moves']
+                  if any(a['instance'] == uuid
+                         for a in m.get('alternatives', []))]
+    if chosen:
+        why = f'would move: {chosen[0]["reason"]}'
+    elif blocked:
+        why = f'may not move now: {blocked}'
+    elif considered:
+        why = ('considered, but another instance of its host was '
+               f'preferred: {considered[0]["instance"]}')
+    else:
+        why = 'not considered: its host is not violated this period'
+    tables = [('', ['instance', 'why'], [[uuid, why]])]
+    for move in chosen or considered:
+        tables += [_alternatives_table(move), _rejections_table(move)]
+    output.emit(args, {'instance': uuid, 'why': why, 'moves': chosen,
+                       'considered_in': considered}, tables)
+    return errors.ACTION if chosen else errors.OK
+
+
+def explain(args, conf) -> int:
+    record = cloud.dry_run(conf)
+    _skipped(record)
+    for verdict in record.get('hosts', []):
+        if verdict['host'] == args.subject:
+            return _explain_host(args, record, verdict)
+    known = {m['instance'] for m in record['moves']} | set(
+        record.get('blocked', {})) | record.get('instances', set())
+    if args.subject in known or _looks_like_uuid(args.subject):
+        return _explain_instance(args, record, args.subject)
+    raise errors.CLIError(f'{args.subject!r} is neither a compute host nor '
+                          'an instance UUID', errors.USAGE)
+
+
+def _looks_like_uuid(text: str) -> bool:
+    from oslo_utils import uuidutils
+    return uuidutils.is_uuid_like(text)
+
+
+def status(args, conf) -> int:
+    record = cloud.dry_run(conf)
+    _skipped(record)
+    inflight = record.get('inflight', {})
+    blocked = [[uuid, reason]
+               for uuid, reason in sorted(record.get('blocked', {}).items())]
+    output.emit(args, {'hosts': record.get('hosts', []),
+                       'inflight': inflight,
+                       'blocked': record.get('blocked', {})}, [
+        _hosts_table(record),
+        ('Migrations in flight', ['host', 'count'],
+         sorted(inflight.get('by_host', {}).items())),
+        ('Instances not movable now (cooldown, quarantine, opt-out, ...)',
+         ['instance', 'reason'], blocked),
+    ])
+    return errors.OK

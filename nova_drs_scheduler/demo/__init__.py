@@ -1,0 +1,1 @@
+"""``nova-drs demo``: a whole Nova cloud in one process, rebalanced live."""
