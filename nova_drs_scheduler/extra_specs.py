@@ -1,8 +1,10 @@
-"""Flavor extra-spec validators for the ``drs_pool:`` scope.
+"""Flavor extra-spec validators for the ``drs_pool:`` and ``drs:`` scopes.
 
 Registered under Nova's ``nova.api.extra_spec_validators`` entry point, so
 the flavor API accepts ``drs_pool:KEY`` specs and rejects malformed ones
 instead of storing a typo that the DRSPoolFilter would silently apply.
+Declaring ``drs:exclude`` also registers the ``drs`` namespace: Nova then
+rejects unknown ``drs:`` keys, such as a misspelt opt-out.
 """
 
 from nova.api.validation.extra_specs import base
@@ -26,6 +28,13 @@ EXTRA_SPEC_VALIDATORS = [
             'pattern': r'[a-zA-Z0-9_.-]+',
         }],
         value={'type': str, 'description': 'The requirement to match'},
+    ),
+    base.ExtraSpecValidator(
+        name='drs:exclude',
+        description='Keep servers of this flavor where they are: the DRS '
+                    'rebalancer never live-migrates them.',
+        value={'type': bool,
+               'description': 'Whether to exclude the servers from DRS.'},
     ),
 ]
 

@@ -7,15 +7,18 @@ validation and ``oslo-config-generator``.
 
 from oslo_config import cfg
 
+from nova_drs_scheduler.conf import coordination
 from nova_drs_scheduler.conf import executor
 from nova_drs_scheduler.conf import host_cache
+from nova_drs_scheduler.conf import prometheus
 from nova_drs_scheduler.conf import rebalance
 from nova_drs_scheduler.conf import scheduler
 from nova_drs_scheduler.conf import utilization
 
 CONF = cfg.CONF
 
-_MODULES = (utilization, executor, host_cache, scheduler, rebalance)
+_MODULES = (utilization, executor, host_cache, scheduler, rebalance,
+            prometheus, coordination)
 
 
 class ConfigError(ValueError):

@@ -14,6 +14,7 @@ Units:
 """
 
 import dataclasses
+import json
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -34,6 +35,9 @@ class PlannerConfig:
     max_migrations_per_period: int = 2
     max_concurrent_migrations_per_host: int = 1
     max_concurrent_migrations: int = 4
+    #: Instances of one violated host scored against every destination; the
+    #: policy ranks them first, so this bounds planning time, not quality.
+    max_instances_evaluated: int = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,6 +138,9 @@ class HostVerdict:
     counter: int = 0
     window: tuple = ()
     pool: str | None = None
+    #: The host's effective thresholds the verdict was made against.
+    cpu_threshold: float | None = None
+    ram_threshold: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,6 +149,27 @@ class Plan:
     hosts: Sequence[HostVerdict]
     #: Why a violated host got no move, and other period-level notes.
     notes: Sequence[str] = ()
+    #: Name of the policy that chose the moves.
+    policy: str = ''
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """Plain dicts, lists and scalars, ready for JSON."""
+        return _plain(self)
+
+    def to_json(self) -> str:
+        """One line of JSON, the record logged once per period."""
+        return json.dumps(self.to_dict(), sort_keys=True,
+                          separators=(',', ':'))
+
+
+def _plain(value):
+    # dataclasses.asdict deep-copies every leaf: too slow for a plan with
+    # thousands of rejections, and the leaves here are immutable anyway.
+    if dataclasses.is_dataclass(value):
+        return {field.name: _plain(getattr(value, field.name))
+                for field in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value

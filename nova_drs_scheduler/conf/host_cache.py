@@ -1,0 +1,52 @@
+"""Options of the CachingHostManager (``[drs_host_cache]``)."""
+
+from oslo_config import cfg
+
+host_cache_group = cfg.OptGroup(
+    'drs_host_cache',
+    title='Caching host manager',
+    help='Options of nova_drs_scheduler.host_manager.CachingHostManager, '
+         'which keeps compute node, service and instance-location rows in '
+         'memory and refreshes them incrementally instead of reading every '
+         'row on every scheduling request.')
+
+OPTS = [
+    cfg.FloatOpt(
+        'max_staleness',
+        default=5.0,
+        min=0.0,
+        max=300.0,
+        help='Maximum age, in seconds, of the cached rows a scheduling '
+             'request may use. A request that finds the cache of a cell '
+             'older than this first fetches the rows changed since the last '
+             'refresh. This bounds how long a new compute node, a disabled, '
+             'forced-down or deleted service, a deleted compute node or a '
+             'new resource report can go unseen. Placement still checks '
+             'capacity on every claim, so staleness can cost a retry, never '
+             'an over-commit. 0 refreshes on every request.'),
+    cfg.IntOpt(
+        'timestamp_margin',
+        default=10,
+        min=0,
+        max=3600,
+        help='Seconds subtracted from the time of the previous refresh when '
+             'asking the database for changed rows. Rows are stamped with '
+             'the clock of the service that wrote them and become visible '
+             'only when their transaction commits, and MySQL stores whole '
+             'seconds, so the margin must cover clock skew between the '
+             'controllers plus the longest write transaction. Rows inside '
+             'the margin are read again, which is harmless.'),
+    cfg.IntOpt(
+        'full_refresh_interval',
+        default=600,
+        min=0,
+        help='Seconds between full reloads of a cell\'s cached rows. A full '
+             'reload heals anything incremental refreshes cannot see, such '
+             'as a clock skew larger than ``timestamp_margin`` or rows '
+             'removed from the database by hand. 0 disables full reloads '
+             'after the first one.'),
+]
+
+
+def list_opts():
+    return {host_cache_group: OPTS}

@@ -1,0 +1,215 @@
+"""Options of the rebalancer's judgement and planning (``[drs]``).
+
+The names are the operator contract.  Defaults follow what operators of
+VMware DRS (level 3), oVirt (75%, 2 minutes) and Proxmox CRS (hold 3
+rounds) expect: act only on sustained overload, a few moves at a time.
+"""
+
+from importlib import metadata
+
+from oslo_config import cfg
+
+from nova_drs_scheduler.conf import utilization
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import policies
+from nova_drs_scheduler.rebalance import sources
+
+_PERCENT = {'min': 0.0, 'max': 100.0}
+
+OPTS = [
+    cfg.StrOpt(
+        'automation',
+        default='off',
+        choices=[
+            ('off', 'No rebalancing: no metrics are sampled and nothing is '
+                    'planned. Filters and weighers work as usual.'),
+            ('manual', 'Plan every period and log the plan (one JSON line) '
+                       'and its reasons, but migrate nothing: recommend '
+                       'only, as a dry run.'),
+            ('automatic', 'Plan every period and live-migrate the planned '
+                          'instances.'),
+        ],
+        help='Automation level of the rebalancer. Start with ``manual``, '
+             'read the plans with ``nova-drs explain``, then switch to '
+             '``automatic``.'),
+    cfg.StrOpt(
+        'mode',
+        default='global',
+        choices=[
+            ('global', 'Any host may take an instance from any other.'),
+            ('aggregate', 'Moves stay inside the instance\'s host '
+                          'aggregate (its DRS pool).'),
+        ],
+        help='Scope of rebalancing moves.'),
+    cfg.StrOpt(
+        'unaggregated_hosts',
+        default='ignore',
+        choices=[
+            ('ignore', 'Hosts in no aggregate are neither judged nor '
+                       'destinations.'),
+            ('pool', 'Hosts in no aggregate form one shared pool of their '
+                     'own and are rebalanced among themselves.'),
+        ],
+        help='In ``mode = aggregate``, what happens to hosts that belong '
+             'to no aggregate. Ignored in ``global`` mode.'),
+    cfg.FloatOpt(
+        'cpu_threshold',
+        default=80.0,
+        help='A host whose CPU utilization, averaged over ``window`` '
+             'samples and in percent of its physical CPUs, is above this '
+             'is over its threshold. Aggregate metadata may override it '
+             'per aggregate.',
+        **_PERCENT),
+    cfg.FloatOpt(
+        'ram_threshold',
+        default=90.0,
+        help='A host whose memory use, averaged over ``window`` samples '
+             'and in percent of its physical memory, is above this is over '
+             'its threshold (a host is over when CPU *or* RAM is). Set 100 '
+             'to rebalance on CPU only.',
+        **_PERCENT),
+    cfg.IntOpt(
+        'window',
+        default=3,
+        min=1,
+        help='Number of most recent samples averaged per host. A larger '
+             'window smooths bursty loads but reacts later.'),
+    cfg.IntOpt(
+        'stabilization',
+        default=3,
+        min=1,
+        help='Consecutive periods a host\'s average must stay over its '
+             'threshold before it is violated and relieved; it is relieved '
+             'again at every multiple of this count while it stays over, '
+             'and one period under the threshold resets the count. With '
+             'the default ``rebalance_interval`` this is 3 minutes: '
+             'spikes shorter than that never move anything.'),
+    cfg.StrOpt(
+        'policy',
+        default='balanced',
+        help='Rebalancing policy, by name in the '
+             '``nova_drs_scheduler.policies`` namespace. Built in: '
+             '``balanced`` (cheapest move that cures the host, never '
+             'pushes a destination past its threshold minus ``margin``, '
+             'CPU and RAM together) and ``seed`` (the original algorithm: '
+             'least-loaded instance to the least-loaded host, kept as a '
+             'baseline).'),
+    cfg.FloatOpt(
+        'margin',
+        default=10.0,
+        help='Percentage points below its own threshold that a destination '
+             '(and, when possible, the relieved source) must stay at after '
+             'a move, in CPU and RAM: the no-ping-pong rule of the '
+             '``balanced`` policy. Raise it for burstier workloads.',
+        **_PERCENT),
+    cfg.FloatOpt(
+        'min_improvement',
+        default=5.0,
+        help='Minimum drop, in percentage points over threshold, of the '
+             'worst load of the source and destination that makes a '
+             'move worth a live migration (``balanced`` policy). Raise it '
+             'to migrate less; 0 accepts any move that helps.',
+        **_PERCENT),
+    cfg.IntOpt(
+        'max_migrations_per_period',
+        default=2,
+        min=1,
+        help='Maximum number of migrations planned in one period.'),
+    cfg.IntOpt(
+        'max_concurrent_migrations_per_host',
+        default=1,
+        min=1,
+        help='Maximum number of rebalancing migrations in flight per host, '
+             'as source or destination, counting those planned this '
+             'period.'),
+    cfg.IntOpt(
+        'max_concurrent_migrations',
+        default=4,
+        min=1,
+        help='Maximum number of rebalancing migrations in flight in the '
+             'cloud (or the lease\'s scope), counting those planned this '
+             'period.'),
+    cfg.IntOpt(
+        'instance_cooldown',
+        default=3600,
+        min=0,
+        help='Seconds after a rebalancing migration during which the same '
+             'instance is not moved again. 0 disables the cooldown.'),
+    cfg.StrOpt(
+        'metrics_source',
+        default='nova',
+        help='Where host and instance CPU measurements come from, by name '
+             'in the ``nova_drs_scheduler.metrics_sources`` namespace. '
+             '``nova`` samples the ``cpu.percent`` compute monitor and '
+             'instance diagnostics; ``static`` reads '
+             '``static_metrics_file`` (tests, demos, simulation).'),
+    cfg.StrOpt(
+        'static_metrics_file',
+        help='JSON file read by the ``static`` metric source on every '
+             'period; required when ``metrics_source = static``.'),
+    cfg.IntOpt(
+        'rebalance_interval',
+        default=60,
+        min=1,
+        help='Seconds between two rebalance periods. Each period adds one '
+             'sample to every host\'s window and advances its '
+             'stabilization counter, so ``window`` and ``stabilization`` '
+             'are counted in these periods. Keep it near '
+             '``[DEFAULT] update_resources_interval``.'),
+]
+
+
+def list_opts():
+    return {utilization.drs_group: OPTS}
+
+
+def _names(namespace: str) -> list[str]:
+    return sorted({ep.name for ep in metadata.entry_points(group=namespace)})
+
+
+def check(conf):
+    """Cross-option rules that types and bounds cannot express."""
+    drs = conf.drs
+    known = _names(policies.NAMESPACE)
+    if drs.policy not in known:
+        return (f'Invalid value for option [drs] policy: {drs.policy!r} is '
+                f'not an installed policy ({", ".join(known)}).')
+    if drs.automation != 'off':
+        known = _names(sources.NAMESPACE)
+        if drs.metrics_source not in known:
+            return (f'Invalid value for option [drs] metrics_source: '
+                    f'{drs.metrics_source!r} is not an installed metric '
+                    f'source ({", ".join(known)}).')
+        if drs.metrics_source == 'static' and not drs.static_metrics_file:
+            return ('Invalid value for option [drs] static_metrics_file: '
+                    'required when [drs] metrics_source = static.')
+    if drs.margin >= min(drs.cpu_threshold, drs.ram_threshold):
+        return ('Invalid value for option [drs] margin: it must be below '
+                '[drs] cpu_threshold and [drs] ram_threshold, or no host '
+                'could ever be a destination.')
+    return None
+
+
+def planner_config(conf) -> model.PlannerConfig:
+    """The planner's view of ``[drs]``."""
+    drs = conf.drs
+    return model.PlannerConfig(
+        policy=drs.policy, mode=drs.mode,
+        unaggregated_hosts=drs.unaggregated_hosts,
+        cpu_threshold=drs.cpu_threshold, ram_threshold=drs.ram_threshold,
+        stabilization=drs.stabilization, margin=drs.margin,
+        min_improvement=drs.min_improvement,
+        max_migrations_per_period=drs.max_migrations_per_period,
+        max_concurrent_migrations_per_host=(
+            drs.max_concurrent_migrations_per_host),
+        max_concurrent_migrations=drs.max_concurrent_migrations)
+
+
+def metrics_windows(conf) -> metrics.MetricsWindows:
+    """Fresh per-host windows and counters configured from ``[drs]``."""
+    drs = conf.drs
+    return metrics.MetricsWindows(
+        window=drs.window, stabilization=drs.stabilization,
+        max_age=drs.metrics_max_age, cpu_threshold=drs.cpu_threshold,
+        ram_threshold=drs.ram_threshold)

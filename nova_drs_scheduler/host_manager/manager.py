@@ -1,0 +1,230 @@
+"""CachingHostManager: Nova's HostManager over cached, incrementally
+refreshed rows.
+
+What is cached are rows (compute nodes, nova-compute services and which
+instances sit on which host), never decisions. Each request still builds its
+own HostStates, by forking per-row templates (see ``state``), so that
+resources consumed by one request never leak into another (bug 1742827).
+A request that finds a cell's rows older than
+``[drs_host_cache] max_staleness`` first reads what changed since the last
+refresh; any other request issues no database query at all.
+"""
+
+import math
+import threading
+import time
+from typing import Any
+
+from nova import context as context_module
+from nova import objects
+from nova.scheduler import host_manager
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler.host_manager import snapshot as snapshot_mod
+from nova_drs_scheduler.host_manager import state
+
+CONF = drs_conf.CONF
+LOG = logging.getLogger(__name__)
+
+#: Seconds a cell's rows may be old when placement returned a node they do
+#: not have. Placement may also return providers that are no compute node
+#: (sharing providers, or nodes of cells outside the request), so this
+#: limits such requests to one incremental refresh per second.
+UNKNOWN_NODE_MAX_AGE = 1.0
+
+#: Key, in a host's stock ``_instance_info`` entry, of the monotonic time
+#: its instances were last read from the database on the compute's behalf.
+_READ_AT = 'drs_read_at'
+
+
+def _unknown_nodes(snapshots: dict, compute_uuids: list) -> bool:
+    return any(all(uuid not in snap.nodes for snap in snapshots.values())
+               for uuid in compute_uuids)
+
+
+class CachingHostManager(host_manager.HostManager):
+    """HostManager whose per-request cost does not include the database."""
+
+    def __init__(self, conf: cfg.ConfigOpts = CONF) -> None:
+        # refresh_cells_caches(), called by the parent, invalidates.
+        self._conf = conf
+        self._snapshots: dict[str, snapshot_mod.CellSnapshot] = {}
+        self._generation = 0
+        self._refresh_lock = threading.Lock()
+        #: Monotonic clock of the staleness bound; tests replace it.
+        self.clock = time.monotonic
+        super().__init__()
+
+    def host_state_cls(self, host: str, node: str, cell: str,
+                       **kwargs: Any) -> state.CachedHostState:
+        return state.CachedHostState(host, node, cell)
+
+    def invalidate(self) -> None:
+        """Forget every cached row: the next request reloads them all."""
+        self._generation += 1
+        self._snapshots = {}
+
+    def refresh_cells_caches(self) -> None:
+        # SIGHUP: cells may have been added, removed or moved hosts around.
+        super().refresh_cells_caches()
+        self.invalidate()
+
+    # Rows.
+
+    def _max_age(self, unknown_nodes: bool = False) -> float:
+        max_age = self._conf.drs_host_cache.max_staleness
+        return min(max_age, UNKNOWN_NODE_MAX_AGE) if unknown_nodes else max_age
+
+    @staticmethod
+    def _is_fresh(snap: snapshot_mod.CellSnapshot | None, now: float,
+                  max_age: float) -> bool:
+        return snap is not None and now - snap.loaded_at < max_age
+
+    def _load_cell(self, cctxt: Any) -> snapshot_mod.CellSnapshot:
+        return snapshot_mod.load(cctxt, self._snapshots.get(cctxt.cell_uuid),
+                                 self.host_state_cls, self.clock(),
+                                 self._conf)
+
+    def _refresh(self, context: Any, cells: list, max_age: float) -> dict:
+        """Refresh the stale cells among ``cells``, one refresher at a time.
+
+        Returns ``{cell_uuid: snapshot or None}``; None for a cell that
+        could not be read, which, like stock Nova, contributes no host.
+        """
+        with self._refresh_lock:
+            now = self.clock()
+            # Another request may have refreshed them while we waited.
+            ready = {c.uuid: self._snapshots[c.uuid] for c in cells
+                     if self._is_fresh(self._snapshots.get(c.uuid), now,
+                                       max_age)}
+            todo = [c for c in cells if c.uuid not in ready]
+            generation = self._generation
+            results = context_module.scatter_gather_cells(
+                context, todo, context_module.CELL_TIMEOUT, self._load_cell)
+            for cell_uuid, result in results.items():
+                if context_module.is_cell_failure_sentinel(result):
+                    LOG.warning('Failed to refresh the cached computes of '
+                                'cell %s', cell_uuid)
+                    ready[cell_uuid] = None
+                    continue
+                ready[cell_uuid] = result
+                if generation == self._generation:
+                    self._snapshots[cell_uuid] = result
+        return ready
+
+    def _snapshots_for(self, context: Any, cells: list,
+                       max_age: float) -> dict:
+        now = self.clock()
+        found = {c.uuid: self._snapshots.get(c.uuid) for c in cells}
+        stale = [c for c in cells
+                 if not self._is_fresh(found[c.uuid], now, max_age)]
+        if stale:
+            found.update(self._refresh(context, stale, max_age))
+        return {uuid: snap for uuid, snap in found.items() if snap}
+
+    def _get_computes_for_cells(self, context, cells, compute_uuids):
+        snapshots = self._snapshots_for(context, cells, self._max_age())
+        if compute_uuids and _unknown_nodes(snapshots, compute_uuids):
+            # Placement already knows a node the cache does not: a new
+            # compute, most likely. Read the changes now rather than leave
+            # it unschedulable for up to max_staleness.
+            snapshots = self._snapshots_for(context, cells,
+                                            self._max_age(unknown_nodes=True))
+        compute_nodes = {}
+        services = {}
+        for cell_uuid, snap in snapshots.items():
+            if compute_uuids is None:
+                entries = snap.nodes.values()
+            else:
+                entries = [snap.nodes[uuid] for uuid in compute_uuids
+                           if uuid in snap.nodes]
+            compute_nodes[cell_uuid] = [entry.compute for entry in entries]
+            services.update((host, entry.service)
+                            for host, entry in snap.services.items())
+        return compute_nodes, services
+
+    def get_compute_nodes_by_host_or_node(self, ctxt, host, node, cell=None):
+        """Answer from fresh cached rows; ask the database otherwise."""
+        now = self.clock()
+        max_age = self._max_age()
+        cells = [cell] if cell else self.enabled_cells
+        found = [
+            entry.compute
+            for snap in (self._snapshots.get(c.uuid) for c in cells)
+            if self._is_fresh(snap, now, max_age)
+            for entry in snap.nodes.values()
+            if (not host or entry.compute.host == host) and
+            (not node or entry.compute.hypervisor_hostname == node)]
+        if found:
+            return objects.ComputeNodeList(objects=found)
+        return super().get_compute_nodes_by_host_or_node(
+            ctxt, host, node, cell=cell)
+
+    # Per-request HostStates.
+
+    def _get_host_states(self, context, compute_nodes, services):
+        states = {}
+        for cell_uuid, computes in compute_nodes.items():
+            snap = self._snapshots.get(cell_uuid)
+            for compute in computes:
+                service = services.get(compute.host)
+                if not service:
+                    LOG.warning('No compute service record found for host '
+                                '%(host)s', {'host': compute.host})
+                    continue
+                key = (compute.host, compute.hypervisor_hostname)
+                if key not in states:
+                    states[key] = self._fork(context, snap, cell_uuid,
+                                             compute, service)
+        return iter(states.values())
+
+    def _fork(self, context: Any, snap: snapshot_mod.CellSnapshot | None,
+              cell_uuid: str, compute: Any,
+              service: Any) -> state.CachedHostState:
+        """A request-private HostState for ``compute``.
+
+        The snapshot's template and service view are used when they were
+        built from these very rows; a concurrent refresh or invalidation
+        may have replaced them, and then they are rebuilt here.
+        """
+        node = snap.nodes.get(compute.uuid) if snap else None
+        if node is not None and node.compute is compute:
+            template = node.template
+        else:
+            template = snapshot_mod.build_template(
+                self.host_state_cls, cell_uuid, compute)
+        cached = snap.services.get(compute.host) if snap else None
+        if cached is not None and cached.service is service:
+            view = cached.view
+        else:
+            view = snapshot_mod.service_view(service)
+        return template.fork(view, self._get_aggregates_info(compute.host),
+                             self._instances_on(context, snap, compute))
+
+    def _instances_on(self, context: Any,
+                      snap: snapshot_mod.CellSnapshot | None,
+                      compute: Any) -> dict:
+        """A private copy of the instances on the host of ``compute``.
+
+        What the compute pushed wins, as in stock Nova, and so does a
+        re-read done on the compute's behalf if it is newer than the cached
+        rows; otherwise the cached instance rows stand in for stock's
+        per-host query.
+        """
+        pushed = self._instance_info.get(compute.host)
+        if snap is None:
+            return dict(self._get_instance_info(context, compute))
+        if pushed and (pushed.get('updated') or
+                       pushed.get(_READ_AT, -math.inf) >= snap.loaded_at):
+            return dict(pushed['instances'])
+        return dict(snap.instances.get(compute.host, {}))
+
+    def _recreate_instance_info(self, context, host_name):
+        # Stock re-reads a host's instances when its compute reports
+        # something unexpected, e.g. its first instance. That read is newer
+        # than the cached rows, so remember when it happened.
+        read_at = self.clock()
+        super()._recreate_instance_info(context, host_name)
+        self._instance_info[host_name][_READ_AT] = read_at

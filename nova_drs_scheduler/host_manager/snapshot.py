@@ -1,0 +1,180 @@
+"""Immutable per-cell snapshots of the cached rows, and how to advance one.
+
+A refresh never mutates the snapshot requests may be reading: it builds
+the next one (sharing unchanged entries) and the host manager swaps the
+reference. A request therefore sees one consistent set of rows per cell.
+"""
+
+import dataclasses
+import datetime
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from typing import Any
+
+import sqlalchemy as sa
+from nova import objects
+from nova.scheduler import host_manager as nova_host_manager
+from oslo_utils import timeutils
+
+from nova_drs_scheduler.host_manager import rows
+from nova_drs_scheduler.host_manager import state
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeEntry:
+    """A compute node row and the HostState template parsed from it."""
+
+    #: The row's column values, to skip rebuilding a row read again.
+    values: tuple
+    compute: Any
+    template: state.CachedHostState
+
+    @property
+    def row_id(self) -> int:
+        return self.compute.id
+
+
+@dataclasses.dataclass(frozen=True)
+class ServiceEntry:
+    """A compute service row and the read-only dict filters see."""
+
+    values: tuple
+    service: Any
+    view: Mapping
+
+    @property
+    def row_id(self) -> int:
+        return self.service.id
+
+
+@dataclasses.dataclass(frozen=True)
+class CellSnapshot:
+    """Every cached row of one cell, as of ``read_at``."""
+
+    cell_uuid: str
+    #: Compute node uuid -> NodeEntry.
+    nodes: Mapping[str, NodeEntry]
+    #: Host name -> ServiceEntry of its nova-compute service.
+    services: Mapping[str, ServiceEntry]
+    #: Host name -> {instance uuid: Instance stub}, read from the database.
+    instances: Mapping[str, Mapping[str, Any]]
+    #: Instance uuid -> host name, to move or drop an instance that changed.
+    instance_hosts: Mapping[str, str]
+    #: Scheduler's UTC clock when the queries of this snapshot started.
+    read_at: datetime.datetime
+    #: Monotonic time of the refresh, and of the last full load.
+    loaded_at: float
+    full_loaded_at: float
+
+
+StateFactory = Callable[..., state.CachedHostState]
+
+
+def build_template(make_state: StateFactory, cell_uuid: str,
+                   compute: Any) -> state.CachedHostState:
+    """Parse a compute node row into a HostState no request will touch."""
+    template = make_state(compute.host, compute.hypervisor_hostname,
+                          cell_uuid, compute=compute)
+    template._update_from_compute_node(compute)
+    return template
+
+
+def service_view(service: Any) -> Mapping:
+    return nova_host_manager.ReadOnlyDict(dict(service))
+
+
+def row_values(row: Any) -> tuple:
+    """Every column of an ORM row, in a comparable form."""
+    return tuple(getattr(row, attr.key)
+                 for attr in sa.inspect(type(row)).column_attrs)
+
+
+def _merge(current: Mapping[str, Any], changed: Iterable,
+           key: Callable[[Any], str],
+           build: Callable[[Any, tuple], Any]) -> dict[str, Any]:
+    merged = dict(current)
+    # Deletions first: a host may have a deleted service row and a new one.
+    for row in sorted(changed, key=lambda r: not r.deleted):
+        name = key(row)
+        if row.deleted:
+            if name in merged and merged[name].row_id == row.id:
+                del merged[name]
+            continue
+        values = row_values(row)
+        # Rows inside the timestamp margin come back unchanged; timestamps
+        # alone cannot tell (MySQL keeps whole seconds), the values can.
+        if name not in merged or merged[name].values != values:
+            merged[name] = build(row, values)
+    return merged
+
+
+def _merge_instances(snapshot: CellSnapshot | None, changed: Iterable,
+                     context: Any) -> tuple[dict, dict]:
+    by_host = dict(snapshot.instances) if snapshot else {}
+    host_of = dict(snapshot.instance_hosts) if snapshot else {}
+    copied = set()
+
+    def writable(host: str) -> dict:
+        # Copy a host's dict on first write: readers may hold the old one.
+        if host not in copied:
+            by_host[host] = dict(by_host.get(host, {}))
+            copied.add(host)
+        return by_host[host]
+
+    for uuid, host, deleted in changed:
+        live = bool(host) and not deleted
+        previous_host = host_of.get(uuid)
+        if live and previous_host == host:
+            continue  # Changed in place, or read again inside the margin.
+        if previous_host is not None:
+            del host_of[uuid]
+            writable(previous_host).pop(uuid, None)
+        if live:
+            writable(host)[uuid] = objects.Instance(context, uuid=uuid)
+            host_of[uuid] = host
+    for host in copied:
+        if not by_host[host]:
+            del by_host[host]
+    return by_host, host_of
+
+
+def load(context: Any, previous: CellSnapshot | None,
+         make_state: StateFactory, now: float, conf: Any) -> CellSnapshot:
+    """Read what changed in the cell of ``context`` since ``previous``.
+
+    Without a previous snapshot, or when a full reload is due, read every
+    live row instead.
+    """
+    interval = conf.drs_host_cache.full_refresh_interval
+    full = previous is None or (
+        interval > 0 and now - previous.full_loaded_at >= interval)
+    base = None if full else previous
+    since = None if full else previous.read_at - datetime.timedelta(
+        seconds=conf.drs_host_cache.timestamp_margin)
+    read_at = timeutils.utcnow()
+    cell_uuid = context.cell_uuid
+
+    def node(row: Any, values: tuple) -> NodeEntry:
+        compute = objects.ComputeNode._from_db_object(
+            context, objects.ComputeNode(context), row)
+        return NodeEntry(values, compute,
+                         build_template(make_state, cell_uuid, compute))
+
+    def service(row: Any, values: tuple) -> ServiceEntry:
+        obj = objects.Service._from_db_object(
+            context, objects.Service(context), row)
+        return ServiceEntry(values, obj, service_view(obj))
+
+    changes = rows.read_changes(context, since)
+    nodes = _merge(base.nodes if base else {}, changes.compute_nodes,
+                   lambda r: r.uuid, node)
+    services = _merge(base.services if base else {}, changes.services,
+                      lambda r: r.host, service)
+    instances, instance_hosts = _merge_instances(
+        base, changes.instances, context)
+    return CellSnapshot(
+        cell_uuid=cell_uuid, nodes=nodes, services=services,
+        instances=instances, instance_hosts=instance_hosts,
+        read_at=read_at, loaded_at=now,
+        full_loaded_at=now if full else previous.full_loaded_at)

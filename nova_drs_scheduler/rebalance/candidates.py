@@ -1,0 +1,118 @@
+"""The live candidates callback: where may Nova move this instance?
+
+It asks the same questions, in the same order, as a live migration with no
+host would: the instance's RequestSpec (flavor, image, server group, AZ),
+Nova's request filters, placement's allocation candidates, then every
+enabled scheduler filter, then the weighers.  Filters run one at a time so
+each rejected host is attributed to the filter that rejected it; the
+planner only ever picks among the hosts that passed, and the migration is
+still re-validated by Nova when it starts.
+"""
+
+import copy
+
+from nova import exception
+from nova import objects
+from nova.scheduler import request_filter
+from nova.scheduler import utils as scheduler_utils
+from oslo_log import log as logging
+
+from nova_drs_scheduler.rebalance import model
+
+LOG = logging.getLogger(__name__)
+
+
+class LiveCandidates:
+    """A :data:`~.model.CandidatesFn` over Nova's live scheduler state."""
+
+    def __init__(self, context, host_manager, placement_client, instances):
+        """``instances``: {uuid: (Instance, CellMapping)} of this period."""
+        self.context = context
+        self.host_manager = host_manager
+        self.placement_client = placement_client
+        self.instances = instances
+
+    def __call__(self, inst: model.InstanceSnapshot,
+                 snapshot: model.Snapshot) -> model.Candidates:
+        others = [name for name in snapshot.hosts if name != inst.host]
+        try:
+            spec = self._request_spec(inst)
+            request_filter.process_reqspec(self.context, spec)
+        except exception.NovaException as exc:
+            return _all_rejected(others, 'RequestSpec', str(exc))
+        # Pools are set only where aggregate mode applies (the snapshot
+        # builder's job), so equal pools is the whole aggregate-mode rule.
+        pool = snapshot.hosts[inst.host].pool
+        rejected = [model.Rejection(name, 'drs_pool',
+                                    f'pool {snapshot.hosts[name].pool}, '
+                                    f'not the source\'s {pool}')
+                    for name in others if snapshot.hosts[name].pool != pool]
+        others = [name for name in others
+                  if snapshot.hosts[name].pool == pool]
+        states, placement_rejected = self._placement_hosts(spec, others)
+        rejected += placement_rejected
+        for filter_ in self.host_manager.enabled_filters:
+            passed = self.host_manager.filter_handler.get_filtered_objects(
+                [filter_], states, spec, 0)
+            passed = list(passed or ())
+            name = type(filter_).__name__
+            rejected += [model.Rejection(state.host, name)
+                         for state in states if state not in passed]
+            states = passed
+        weighed = self.host_manager.get_weighed_hosts(states, spec)
+        return model.Candidates(
+            allowed=[weighed_host.obj.host for weighed_host in weighed],
+            rejected=rejected)
+
+    def _request_spec(self, inst: model.InstanceSnapshot):
+        """The instance's spec as the conductor prepares a live migration."""
+        instance, cell = self.instances[inst.uuid]
+        spec = objects.RequestSpec.get_by_instance_uuid(
+            self.context, inst.uuid)
+        spec.reset_forced_destinations()
+        spec.ignore_hosts = [inst.host]
+        spec.instance_uuid = inst.uuid
+        spec.requested_destination = objects.Destination(cell=cell)
+        scheduler_utils.setup_instance_group(self.context, spec)
+        spec.ensure_project_and_user_id(instance)
+        spec.ensure_network_information(instance)
+        return spec
+
+    def _placement_hosts(self, spec, names):
+        """HostStates of ``names`` with allocation candidates, + rejections.
+
+        The candidates are attached to each HostState as the scheduler
+        does, for the filters that prune them (NUMA, PCI).
+        """
+        resources = scheduler_utils.resources_from_request_spec(
+            self.context, spec, self.host_manager,
+            enable_pinning_translate=True)
+        result = self.placement_client.get_allocation_candidates(
+            self.context, resources)
+        alloc_reqs, summaries, _version = result or (None, None, None)
+        by_provider = {}
+        for request in alloc_reqs or ():
+            for provider in request['allocations']:
+                by_provider.setdefault(provider, []).append(request)
+        states = []
+        if by_provider:
+            all_states = self.host_manager.get_host_states_by_uuids(
+                self.context, list(summaries or by_provider), spec)
+            for state in all_states:
+                if state.host in names and state.uuid in by_provider:
+                    state.allocation_candidates = copy.deepcopy(
+                        by_provider[state.uuid])
+                    states.append(state)
+        states.sort(key=lambda state: state.host)
+        found = {state.host for state in states}
+        rejected = [model.Rejection(name, 'placement',
+                                    'no allocation candidate in its cell')
+                    for name in names if name not in found]
+        return states, rejected
+
+
+def _all_rejected(names, rule: str, detail: str) -> model.Candidates:
+    LOG.warning('DRS cannot list destinations: %s', detail)
+    return model.Candidates(
+        allowed=[],
+        rejected=[model.Rejection(name, rule, detail) for name in names])

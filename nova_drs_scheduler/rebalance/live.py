@@ -1,0 +1,204 @@
+"""The planner's Snapshot, built from live Nova state.
+
+:func:`read_cloud` reads every enabled cell's compute nodes, services,
+instances and recent migrations, plus the aggregates, with database reads
+only: nothing here calls another service over RPC, so the reads may run
+under ``target_cell`` (§0.4 of the integration notes).  :func:`build_snapshot`
+then turns those rows, the metric windows' verdicts and the instances'
+measured loads into the planner's :class:`~.model.Snapshot`.
+"""
+
+import dataclasses
+import datetime
+
+from nova import context as nova_context
+from nova import objects
+from nova.compute import vm_states
+from oslo_log import log as logging
+from oslo_utils import strutils
+from oslo_utils import timeutils
+
+from nova_drs_scheduler.rebalance import executor
+from nova_drs_scheduler.rebalance import model
+
+LOG = logging.getLogger(__name__)
+
+#: Instance metadata and flavor extra spec that keep an instance in place.
+INSTANCE_OPT_OUT = 'drs_exclude'
+FLAVOR_OPT_OUT = 'drs:exclude'
+#: Pool of hosts an aggregate puts in global mode under ``mode=aggregate``.
+GLOBAL_POOL = '(global)'
+
+
+@dataclasses.dataclass
+class HostRows:
+    """One compute host as Nova records it."""
+
+    name: str
+    node: object
+    service: object
+    cell: object
+    up: bool
+    aggregates: list
+
+
+@dataclasses.dataclass
+class Cloud:
+    """Everything one period reads from Nova's databases."""
+
+    hosts: dict
+    #: {instance uuid: (Instance, CellMapping)}
+    instances: dict
+    migrations: list
+
+
+def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
+               ) -> Cloud:
+    """Rows of every cell in ``cells``; migrations changed since ``since``."""
+    aggregates = objects.AggregateList.get_all(context)
+    hosts, instances, migrations = {}, {}, []
+    for cell in cells:
+        with nova_context.target_cell(context, cell) as cctxt:
+            nodes = objects.ComputeNodeList.get_all(cctxt)
+            services = {service.host: service for service in
+                        objects.ServiceList.get_by_binary(
+                            cctxt, 'nova-compute', include_disabled=True)}
+            names = sorted({node.host for node in nodes})
+            cell_instances = objects.InstanceList.get_by_filters(
+                cctxt, {'host': names, 'deleted': False},
+                expected_attrs=['flavor', 'metadata']) if names else []
+            migrations.extend(objects.MigrationList.get_by_filters(
+                cctxt, {'changes-since': since}))
+        for node in sorted(nodes, key=lambda node: node.hypervisor_hostname):
+            service = services.get(node.host)
+            if service is None or node.host in hosts:
+                continue  # No service yet, or a second node (ironic).
+            hosts[node.host] = HostRows(
+                node.host, node, service, cell,
+                servicegroup_api.service_is_up(service),
+                [agg for agg in aggregates if node.host in agg.hosts])
+        for instance in cell_instances:
+            instances[instance.uuid] = (instance, cell)
+    return Cloud(hosts, instances, migrations)
+
+
+def schedulable(rows: HostRows) -> bool:
+    """Disabled (e.g. for maintenance), forced down or down: no new load."""
+    return rows.up and not rows.service.disabled
+
+
+def opt_out(instance) -> str | None:
+    """Why the instance's owner or flavor keeps it in place, if they do."""
+    if strutils.bool_from_string(
+            (instance.metadata or {}).get(INSTANCE_OPT_OUT)):
+        return f'opted out: instance metadata {INSTANCE_OPT_OUT}=true'
+    extra_specs = instance.flavor.extra_specs or {}
+    if strutils.bool_from_string(extra_specs.get(FLAVOR_OPT_OUT)):
+        return f'opted out: flavor extra spec {FLAVOR_OPT_OUT}=true'
+    return None
+
+
+def instance_blocked(instance, migration_blocked: str | None) -> str | None:
+    """The first reason the instance may not move now, or None."""
+    if instance.vm_state != vm_states.ACTIVE:
+        return f'not ACTIVE (vm_state {instance.vm_state})'
+    if instance.task_state is not None:
+        return f'busy (task_state {instance.task_state})'
+    return migration_blocked or opt_out(instance)
+
+
+def pool(settings, config: model.PlannerConfig) -> str | None:
+    """The host's pool key as the planner and candidates compare it.
+
+    A host in aggregate mode (``[drs] mode`` or its aggregates'
+    ``drs_mode``) pools with the hosts of exactly the same aggregates; in
+    global mode every host shares one pool, None in global mode and
+    :data:`GLOBAL_POOL` for hosts an aggregate puts in global mode while
+    ``[drs] mode = aggregate``.  Hosts in no aggregate are always None,
+    which ``[drs] unaggregated_hosts`` governs.
+    """
+    if settings.pool is None:
+        return None
+    if settings.mode == 'aggregate':
+        return settings.pool
+    return GLOBAL_POOL if config.mode == 'aggregate' else None
+
+
+def host_snapshot(rows: HostRows, status, settings,
+                  config: model.PlannerConfig) -> model.HostSnapshot:
+    """One host: windows' verdict, node capacity, aggregate settings."""
+    judged = status is not None and status.cpu_percent is not None
+    return model.HostSnapshot(
+        name=rows.name,
+        vcpus=rows.node.vcpus,
+        memory_mb=rows.node.memory_mb,
+        cpu_percent=status.cpu_percent if judged else None,
+        ram_percent=status.ram_percent if judged else None,
+        counter=status.counter if judged else 0,
+        window=status.window if judged else (),
+        pool=pool(settings, config),
+        cpu_threshold=settings.cpu_threshold,
+        ram_threshold=settings.ram_threshold,
+        schedulable=schedulable(rows),
+        excluded=settings.excluded)
+
+
+def fallback_loads(hosts, instances, loads) -> dict:
+    """Loads for unmeasured instances: a vCPU share of their host's CPU.
+
+    The host's measured busy cores are split over its instances in
+    proportion to their vCPUs; measured instances keep their load.  Logged
+    for hosts over their threshold (the only ones whose instances may be
+    chosen), since a share is a guess that can pick a worse instance.
+    """
+    vcpus = {}
+    for instance in instances:
+        vcpus[instance.host] = vcpus.get(instance.host, 0) + instance.vcpus
+    result = dict(loads)
+    guessed = []
+    for instance in instances:
+        host = hosts.get(instance.host)
+        if instance.uuid in result or host is None or (
+                host.cpu_percent is None):
+            continue
+        busy = host.cpu_percent / 100.0 * host.vcpus
+        result[instance.uuid] = busy * instance.vcpus / vcpus[instance.host]
+        if host.counter:
+            guessed.append(instance.uuid)
+    if guessed:
+        LOG.info('DRS: no measured CPU load for %d instance(s) (%s); using '
+                 'a vCPU-proportional share of their host\'s load.',
+                 len(guessed), ', '.join(guessed))
+    return result
+
+
+def build_snapshot(cloud: Cloud, settings, statuses, loads,
+                   config: model.PlannerConfig, cooldown: int,
+                   quarantine: int) -> model.Snapshot:
+    """The planner's input for this period.
+
+    ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
+    {host: metrics.HostStatus}; ``loads``: {instance uuid: CPU cores} as
+    measured (the others get :func:`fallback_loads`).
+    """
+    hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
+                                 config)
+             for name, rows in sorted(cloud.hosts.items())}
+    migrations = executor.migration_state(
+        cloud.migrations, timeutils.utcnow(), cooldown, quarantine)
+    on_hosts = [instance for instance, _cell in cloud.instances.values()
+                if instance.host in hosts]
+    loads = fallback_loads(hosts, on_hosts, loads)
+    instances = [
+        model.InstanceSnapshot(
+            uuid=instance.uuid, host=instance.host,
+            name=instance.display_name or '',
+            vcpus=instance.flavor.vcpus, memory_mb=instance.flavor.memory_mb,
+            cpu_cores=loads.get(instance.uuid, 0.0),
+            blocked=instance_blocked(
+                instance, migrations.blocked.get(instance.uuid)))
+        for instance in sorted(on_hosts, key=lambda i: i.uuid)]
+    return model.Snapshot(
+        hosts=hosts, instances=instances, config=config,
+        inflight_by_host=migrations.inflight_by_host,
+        inflight_total=migrations.inflight_total)

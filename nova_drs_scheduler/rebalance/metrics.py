@@ -1,0 +1,212 @@
+"""Sliding windows and stabilization counters: when is a host violated.
+
+This is the seed design, kept exactly:
+
+- each host keeps a window of its last ``window`` samples, averaged;
+- once per rebalance period, a host whose average is over its threshold
+  gets its counter incremented; one period under the threshold resets it;
+- the host is *violated* when the counter reaches ``stabilization`` and
+  again at every multiple of it, so a sustained overload is acted on every
+  ``stabilization`` periods, never a spike shorter than that.
+
+A host is *over* when its CPU average is above its CPU threshold **or** its
+RAM average is above its RAM threshold: both are resources a live migration
+relieves, and an operator who only wants CPU sets ``ram_threshold`` to 100.
+CPU is required, RAM is optional (no RAM sample: only CPU is judged).
+
+Staleness: a sample older than ``max_age`` seconds is ignored.  When a
+host's newest sample is stale (or it has none) it is not judged: its window
+and counter are cleared and its status has ``cpu_percent=None``, which the
+planner reads as "neither a source nor a destination".  Clearing is the
+conservative choice: after an outage a host must show a full stabilization
+again before it is acted on.
+
+Time is explicit: :meth:`MetricsWindows.update` takes ``now`` in seconds on
+the same clock as the samples' timestamps (wall clock live, simulated time in
+the simulator), and nothing here reads a clock.
+"""
+
+import collections
+import dataclasses
+from collections.abc import Mapping
+
+
+@dataclasses.dataclass(frozen=True)
+class HostSample:
+    """One measurement of a host, as a metric source returns it."""
+
+    #: Seconds, on the caller's clock (e.g. the Unix epoch).
+    timestamp: float
+    #: Percent of the host's physical CPUs.
+    cpu_percent: float
+    #: Percent of the host's physical memory; None when unknown.
+    ram_percent: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class HostStatus:
+    """A host's judged state after one period, ready for a HostSnapshot."""
+
+    host: str
+    #: Window averages; cpu_percent is None when metrics are stale/missing.
+    cpu_percent: float | None
+    ram_percent: float | None
+    counter: int
+    #: CPU samples of the window, oldest first.
+    window: tuple
+    violated: bool
+    reason: str
+
+
+def is_over(cpu: float, ram: float | None, cpu_threshold: float,
+            ram_threshold: float) -> bool:
+    """Over when either resource is strictly above its threshold."""
+    return cpu > cpu_threshold or (ram is not None and ram > ram_threshold)
+
+
+def is_violated(counter: int, stabilization: int) -> bool:
+    """True at ``stabilization`` consecutive periods over, and every
+    multiple of it."""
+    return counter >= stabilization and counter % stabilization == 0
+
+
+def judgement(cpu: float | None, ram: float | None, cpu_threshold: float,
+              ram_threshold: float, counter: int, stabilization: int,
+              samples: int) -> str:
+    """The human-readable why of a verdict, shared by windows and planner."""
+    if cpu is None:
+        return 'no fresh CPU metrics: not judged'
+    parts = [f'cpu {cpu:.1f}% {">" if cpu > cpu_threshold else "<="} '
+             f'{cpu_threshold:g}%']
+    if ram is not None:
+        parts.append(f'ram {ram:.1f}% {">" if ram > ram_threshold else "<="}'
+                     f' {ram_threshold:g}%')
+    head = ', '.join(parts)
+    if samples:
+        head += f' (average of {samples} samples)'
+    if not is_over(cpu, ram, cpu_threshold, ram_threshold):
+        return f'{head}: under threshold'
+    if is_violated(counter, stabilization):
+        return (f'{head}: over for {counter} periods, stabilization '
+                f'{stabilization}: violated')
+    next_at = (counter // stabilization + 1) * stabilization
+    return (f'{head}: over for {counter} periods, stabilization '
+            f'{stabilization}: not violated until {next_at}')
+
+
+class _HostWindow:
+    __slots__ = ('samples', 'counter')
+
+    def __init__(self, size: int):
+        self.samples = collections.deque(maxlen=size)
+        self.counter = 0
+
+
+class MetricsWindows:
+    """Per-host windows and counters, updated once per rebalance period."""
+
+    def __init__(self, window: int, stabilization: int, max_age: float,
+                 cpu_threshold: float, ram_threshold: float):
+        if window < 1 or stabilization < 1:
+            raise ValueError('window and stabilization must be >= 1')
+        self.window = window
+        self.stabilization = stabilization
+        self.max_age = max_age
+        self.cpu_threshold = cpu_threshold
+        self.ram_threshold = ram_threshold
+        self._hosts: dict[str, _HostWindow] = {}
+        self._status: dict[str, HostStatus] = {}
+
+    def update(self, now: float,
+               samples: Mapping[str, HostSample | None],
+               thresholds: Mapping[str, tuple[float, float]] | None = None,
+               ) -> dict[str, HostStatus]:
+        """Advance one period and return every tracked host's status.
+
+        ``samples`` maps each host tracked this period to its latest sample
+        (None when the source had none); hosts left out are forgotten.  A
+        sample whose timestamp is not newer than the last one kept is the
+        same measurement read again and is not added twice, but the counter
+        still advances: it counts periods, not samples.  ``thresholds``
+        gives per-host ``(cpu, ram)`` overrides (aggregate metadata).
+        """
+        thresholds = thresholds or {}
+        for gone in [h for h in self._hosts if h not in samples]:
+            del self._hosts[gone]
+        self._status = {}
+        for host in sorted(samples):
+            state = self._hosts.get(host)
+            if state is None:
+                state = self._hosts[host] = _HostWindow(self.window)
+            cpu_thr, ram_thr = thresholds.get(
+                host, (self.cpu_threshold, self.ram_threshold))
+            self._status[host] = self._advance(
+                host, state, samples[host], now, cpu_thr, ram_thr)
+        return dict(self._status)
+
+    def status(self, host: str) -> HostStatus | None:
+        """The status computed for ``host`` by the last update."""
+        return self._status.get(host)
+
+    def export(self) -> dict:
+        """The windows and counters as plain JSON-able data.
+
+        Saved with each decision record, so that a restarted scheduler and
+        the ``nova-drs plan`` dry run continue from the same state instead
+        of starting every counter from zero.
+        """
+        return {host: {'counter': state.counter,
+                       'samples': [[s.timestamp, s.cpu_percent,
+                                    s.ram_percent] for s in state.samples]}
+                for host, state in sorted(self._hosts.items())}
+
+    def restore(self, exported: Mapping) -> None:
+        """Load what :meth:`export` produced; bad entries are skipped.
+
+        Staleness still applies at the next :meth:`update`: samples older
+        than ``max_age`` are dropped then, with their counter.
+        """
+        for host, data in (exported or {}).items():
+            try:
+                state = _HostWindow(self.window)
+                for timestamp, cpu, ram in data['samples']:
+                    state.samples.append(HostSample(
+                        float(timestamp), float(cpu),
+                        None if ram is None else float(ram)))
+                state.counter = max(0, int(data['counter']))
+            except (KeyError, TypeError, ValueError):
+                continue
+            self._hosts[host] = state
+
+    def _fresh(self, sample: HostSample | None, now: float) -> bool:
+        return sample is not None and now - sample.timestamp <= self.max_age
+
+    def _advance(self, host, state, sample, now, cpu_thr, ram_thr):
+        last = state.samples[-1] if state.samples else None
+        if self._fresh(sample, now) and (
+                last is None or sample.timestamp > last.timestamp):
+            state.samples.append(sample)
+            last = sample
+        if not self._fresh(last, now):
+            state.samples.clear()
+            state.counter = 0
+            return HostStatus(host, None, None, 0, (), False,
+                              judgement(None, None, cpu_thr, ram_thr, 0,
+                                        self.stabilization, 0))
+        cpu = _mean([s.cpu_percent for s in state.samples])
+        ram = _mean([s.ram_percent for s in state.samples
+                     if s.ram_percent is not None])
+        if is_over(cpu, ram, cpu_thr, ram_thr):
+            state.counter += 1
+        else:
+            state.counter = 0
+        return HostStatus(
+            host, cpu, ram, state.counter,
+            tuple(s.cpu_percent for s in state.samples),
+            is_violated(state.counter, self.stabilization),
+            judgement(cpu, ram, cpu_thr, ram_thr, state.counter,
+                      self.stabilization, len(state.samples)))
+
+
+def _mean(values):
+    return sum(values) / len(values) if values else None

@@ -1,0 +1,392 @@
+"""The planner: one period's snapshot in, the moves and their reasons out.
+
+Pure: no I/O, no Nova, no clock, no randomness; every tie is broken by a
+name or uuid, so the live task, the CLI and the simulator get the same plan
+from the same snapshot.  The policy (``[drs] policy``) only ranks; the rails
+below hold for every policy:
+
+- a host is violated from its stabilization counter (see ``metrics``);
+  excluded hosts, stale hosts (``cpu_percent`` None) and, in aggregate
+  mode with ``unaggregated_hosts=ignore``, hosts in no pool are not judged;
+- a destination must be allowed by ``candidates()`` (Nova's filters live)
+  and be judged, not violated, schedulable, in the source's pool in
+  aggregate mode, and under the in-flight limit per host;
+- blocked instances never move; the per-period, per-host and total limits
+  count migrations in flight plus those planned this period;
+- each planned move is applied to a working projection of host loads, so
+  later moves of the same period see it.
+
+Cost: instances are indexed by host once.  Eligible destinations are kept
+sorted, per pool, by the policy's score at their current load; because a
+score never decreases when load is added, the search for one instance stops
+at the first host whose current score is already worse than the best
+projected one.  Each violated host scores at most
+``max_instances_evaluated`` instances, in the policy's rank order, and
+stops early once no further instance can beat the best option
+(``Policy.bound``).  The full scan over every allowed host, with a record
+per refused host, runs only to explain a chosen move or a failure.
+"""
+
+import bisect
+import collections
+
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import policies
+from nova_drs_scheduler.rebalance.policies import base
+
+
+def plan(snapshot: model.Snapshot,
+         candidates: model.CandidatesFn) -> model.Plan:
+    """Plan this period's migrations for ``snapshot``."""
+    policy = policies.get(snapshot.config.policy)
+    return _Planner(snapshot, candidates, policy).run()
+
+
+def _fmt(label: str, cpu: float, ram: float | None) -> str:
+    text = f'{label} cpu {cpu:.1f}%'
+    return text if ram is None else f'{text}, ram {ram:.1f}%'
+
+
+def _summary(rules: collections.Counter) -> str:
+    if not rules:
+        return 'no allowed destination'
+    return ', '.join(f'{count}x {rule}'
+                     for rule, count in sorted(rules.items()))
+
+
+class _Planner:
+
+    def __init__(self, snapshot, candidates, policy):
+        self.snapshot = snapshot
+        self.config = snapshot.config
+        self.candidates = candidates
+        self.policy = policy
+        self.hosts = snapshot.hosts
+        self.aggregate = self.config.mode == 'aggregate'
+        self.verdicts = {}
+        #: Host name -> planner rule barring it as a destination, or None.
+        self.barred = {}
+        for name in sorted(self.hosts):
+            self.verdicts[name], self.barred[name] = self._judge(
+                self.hosts[name])
+        self.cpu = {n: h.cpu_percent for n, h in self.hosts.items()}
+        self.ram = {n: h.ram_percent for n, h in self.hosts.items()}
+        self.busy = collections.Counter(snapshot.inflight_by_host)
+        #: Pool key -> indexed destinations as sorted (floor score, name).
+        self.order = collections.defaultdict(list)
+        self.floors = {}
+        #: Unbarred host -> rule refusing it whatever the instance, at its
+        #: current load (policy rule or in-flight limit); not indexed.
+        self.resting = {}
+        self._unreachable_by_pool = {}
+        for name, rule in self.barred.items():
+            if rule is None:
+                self._enter(name)
+        self.by_host = collections.defaultdict(list)
+        for instance in snapshot.instances:
+            self.by_host[instance.host].append(instance)
+        self.moved = set()
+        self.moves = []
+        self.notes = []
+
+    def _judge(self, host):
+        """A host's verdict, and the rule barring it as a destination."""
+        cfg = self.config
+
+        def verdict(violated, reason):
+            return model.HostVerdict(
+                host.name, violated, reason, host.cpu_percent,
+                host.ram_percent, host.counter, tuple(host.window),
+                host.pool, host.cpu_threshold, host.ram_threshold)
+
+        if host.excluded:
+            return (verdict(False, 'aggregate opted out of DRS: not judged'),
+                    'excluded')
+        if (self.aggregate and host.pool is None
+                and cfg.unaggregated_hosts == 'ignore'):
+            return (verdict(False, 'in no aggregate and [drs] '
+                                   'unaggregated_hosts=ignore: not judged'),
+                    'unaggregated')
+        if host.vcpus <= 0 or host.memory_mb <= 0:
+            return (verdict(False, 'no CPU or memory capacity recorded: not '
+                                   'judged'), 'no-capacity')
+        reason = metrics.judgement(
+            host.cpu_percent, host.ram_percent, host.cpu_threshold,
+            host.ram_threshold, host.counter, cfg.stabilization,
+            len(host.window))
+        if host.cpu_percent is None:
+            return verdict(False, reason), 'stale-metrics'
+        if metrics.is_violated(host.counter, cfg.stabilization):
+            return verdict(True, reason), 'violated'
+        return (verdict(False, reason),
+                None if host.schedulable else 'not-schedulable')
+
+    def _pool(self, host):
+        return host.pool if self.aggregate else None
+
+    def _project(self, host, cores, memory):
+        """A host's (cpu, ram) percents with an instance added."""
+        cpu = self.cpu[host.name] + 100.0 * cores / host.vcpus
+        ram = self.ram[host.name]
+        if ram is not None:
+            ram += 100.0 * memory / host.memory_mb
+        return cpu, ram
+
+    def _enter(self, name):
+        """Index a destination by its score at its current load, unless
+        the policy or the per-host limit already refuses it."""
+        host = self.hosts[name]
+        rule, floor = self.policy.destination(
+            host, self.cpu[name], self.ram[name], self.config)
+        if (rule is None and self.busy[name]
+                >= self.config.max_concurrent_migrations_per_host):
+            rule = 'limit:per-host'
+        if rule is None:
+            self.resting.pop(name, None)
+            self.floors[name] = floor
+            bisect.insort(self.order[self._pool(host)], (floor, name))
+        else:
+            self.resting[name] = rule
+
+    def _leave(self, name):
+        floor = self.floors.pop(name, None)
+        if floor is not None:
+            order = self.order[self._pool(self.hosts[name])]
+            del order[bisect.bisect_left(order, (floor, name))]
+
+    def run(self) -> model.Plan:
+        violated = [self.hosts[n] for n, v in self.verdicts.items()
+                    if v.violated]
+        violated.sort(key=lambda h: (-base.pressure(h, h.cpu_percent,
+                                                    h.ram_percent), h.name))
+        for source in violated:
+            self._plan_host(source)
+        return model.Plan(moves=tuple(self.moves),
+                          hosts=tuple(self.verdicts.values()),
+                          notes=tuple(self.notes), policy=self.policy.name)
+
+    def _limit(self, source: str) -> str | None:
+        cfg = self.config
+        if len(self.moves) >= cfg.max_migrations_per_period:
+            return 'limit:per-period'
+        if (self.snapshot.inflight_total + len(self.moves)
+                >= cfg.max_concurrent_migrations):
+            return 'limit:total'
+        if self.busy[source] >= cfg.max_concurrent_migrations_per_host:
+            return 'limit:per-host'
+        return None
+
+    def _removal(self, source, instance) -> base.Removal:
+        cpu, ram = self.cpu[source.name], self.ram[source.name]
+        cpu_after = max(cpu - 100.0 * instance.cpu_cores / source.vcpus, 0.0)
+        ram_after = None if ram is None else max(
+            ram - 100.0 * instance.memory_mb / source.memory_mb, 0.0)
+        return base.Removal(instance, cpu_after, ram_after,
+                            base.pressure(source, cpu, ram),
+                            base.pressure(source, cpu_after, ram_after))
+
+    def _plan_host(self, source):
+        planned = 0
+        while True:
+            head = (f'host {source.name}: violated, no move' if not planned
+                    else f'host {source.name}: still projected over after '
+                         f'{planned} move(s), no further move')
+            limit = self._limit(source.name)
+            if limit:
+                self.notes.append(f'{head}: {limit}')
+                return
+            instances = self.by_host.get(source.name, ())
+            movable = [i for i in instances
+                       if i.blocked is None and i.uuid not in self.moved]
+            if not movable:
+                blocked = collections.Counter(
+                    i.blocked for i in instances if i.blocked is not None)
+                self.notes.append(
+                    f'{head}: no movable instance'
+                    + (f' (blocked: {_summary(blocked)})' if blocked else ''))
+                return
+            option = self._choose(source, movable, head)
+            if option is None:
+                return
+            planned += 1
+            if (not self.policy.until_cured
+                    or base.pressure(source, self.cpu[source.name],
+                                     self.ram[source.name]) <= 0):
+                return
+
+    def _choose(self, source, movable, head):
+        """Score the policy's best-ranked instances; plan the winner.
+
+        Each instance is first searched against every indexed host; only
+        when some host passes the planner's rules is ``candidates()`` (Nova's
+        filters live, the costly part) asked, so a saturated cluster costs
+        no filter runs.
+        """
+        cfg, policy = self.config, self.policy
+        removals = [self._removal(source, i) for i in movable]
+        ranked = policy.rank(removals, cfg)[:cfg.max_instances_evaluated]
+        scored, failed, unreachable = [], [], None
+        for removal in ranked:
+            bound = policy.bound(removal, cfg)
+            if scored and bound is not None and bound > scored[0][0]:
+                break
+            uuid = removal.instance.uuid
+            rule = policy.hopeless(removal, cfg)
+            if rule:
+                failed.append((uuid, collections.Counter({rule: 1})))
+                continue
+            option, refused = self._search(source, removal)
+            if option is None:
+                if unreachable is None:
+                    unreachable = self._unreachable(source)
+                failed.append((uuid, unreachable + refused))
+                continue
+            found = self.candidates(removal.instance, self.snapshot)
+            allowed = set(found.allowed)
+            if option.destination.name not in allowed:
+                option, _ = self._search(source, removal, allowed)
+            rule = option and policy.refuse(option, cfg)
+            if option is None:
+                failed.append((uuid, self._explain(source, removal, found)))
+            elif rule:
+                failed.append((uuid, collections.Counter({rule: 1})))
+            else:
+                scored.append((policy.key(option, cfg), option, found))
+                scored.sort(key=lambda item: item[0])
+        if not scored:
+            detail = '; '.join(f'instance {uuid}: {_summary(rules)}'
+                               for uuid, rules in failed)
+            self.notes.append(f'{head}: {detail or "no instance ranked"}')
+            return None
+        _, option, found = scored[0]
+        self._apply(source, option, found, scored, failed)
+        return option
+
+    def _search(self, source, removal, allowed=None):
+        """The policy's preferred destination for one removal among the
+        indexed hosts of the source's pool (and in ``allowed`` if given).
+
+        Returns ``(option or None, Counter of rules refusing the hosts
+        scanned)``.  Scans in floor order and stops at the first host whose
+        floor cannot beat the best projected score.
+        """
+        cores = removal.instance.cpu_cores
+        memory = removal.instance.memory_mb
+        decide, cfg, hosts = self.policy.destination, self.config, self.hosts
+        refused = collections.Counter()
+        best = None
+        for floor, name in self.order.get(self._pool(source), ()):
+            if best is not None and (floor, name) > best[:2]:
+                break
+            if allowed is not None and name not in allowed:
+                continue
+            host = hosts[name]
+            cpu, ram = self._project(host, cores, memory)
+            rule, score = decide(host, cpu, ram, cfg)
+            if rule is not None:
+                refused[rule] += 1
+            elif best is None or (score, name) < best[:2]:
+                best = (score, name, cpu, ram)
+        if best is None:
+            return None, refused
+        _, name, cpu, ram = best
+        host = hosts[name]
+        return base.Option(removal, host, cpu, ram,
+                           base.pressure(host, cpu, ram)), refused
+
+    def _unreachable(self, source):
+        """Per rule, the hosts refused for any instance of ``source``: all
+        but the indexed hosts of its pool, which ``_search`` counts.
+
+        Cached per pool until the next planned move changes a host."""
+        pool = self._pool(source)
+        counts = self._unreachable_by_pool.get(pool)
+        if counts is None:
+            counts = collections.Counter()
+            for name, host in self.hosts.items():
+                rule = self.barred[name] or (
+                    'pool' if self._pool(host) != pool
+                    else self.resting.get(name))
+                if rule:
+                    counts[rule] += 1
+            self._unreachable_by_pool[pool] = counts
+        return counts - collections.Counter({self.barred[source.name]: 1})
+
+    def _explain(self, source, removal, found, record=None):
+        """Count, per rule, the hosts refused for one removal (the filters'
+        rejections included); append a Rejection per planner refusal to
+        ``record`` when given.  Hot when many moves are planned: locals."""
+        instance = removal.instance
+        hosts, barred, resting = self.hosts, self.barred, self.resting
+        pool = self._pool(source)
+        rules = collections.Counter(r.rule for r in found.rejected)
+        for name in found.allowed:
+            if name == source.name:
+                continue
+            rule, detail = barred.get(name, 'unknown-host'), ''
+            if rule is None:
+                host = hosts[name]
+                rule = resting.get(name)
+                if self._pool(host) != pool:
+                    rule, detail = 'pool', f'pool {host.pool}'
+                elif rule == 'limit:per-host':
+                    detail = (f'{self.busy[name]} migrations in flight or '
+                              f'planned')
+                elif rule is not None:
+                    detail = _fmt('already at', self.cpu[name],
+                                  self.ram[name])
+                else:
+                    cpu, ram = self._project(host, instance.cpu_cores,
+                                             instance.memory_mb)
+                    rule, _ = self.policy.destination(host, cpu, ram,
+                                                      self.config)
+                    if rule is None:
+                        continue
+                    detail = _fmt('projected', cpu, ram)
+            rules[rule] += 1
+            if record is not None:
+                record.append(model.Rejection(name, rule, detail))
+        return rules
+
+    def _apply(self, source, option, found, scored, failed):
+        removal = option.removal
+        instance = removal.instance
+        dest = option.destination.name
+        rejected = list(found.rejected)
+        self._explain(source, removal, found, record=rejected)
+        expected = {'source_cpu': removal.cpu,
+                    'destination_cpu': option.destination_cpu,
+                    'improvement': option.improvement}
+        if removal.ram is not None:
+            expected['source_ram'] = removal.ram
+        if option.destination_ram is not None:
+            expected['destination_ram'] = option.destination_ram
+        alternatives = [_alternative(o) for _, o, _ in scored]
+        alternatives += [{'instance': uuid, 'rejected': dict(sorted(
+            rules.items()))} for uuid, rules in failed]
+        self.moves.append(model.Move(
+            instance=instance.uuid, source=source.name, destination=dest,
+            reason=(f'{self.verdicts[source.name].reason}; '
+                    f'{self.policy.describe(option, self.config)}'),
+            expected=expected, alternatives=tuple(alternatives),
+            rejected=tuple(rejected), memory_mb=instance.memory_mb))
+        self._leave(dest)
+        self.cpu[source.name], self.ram[source.name] = removal.cpu, removal.ram
+        self.cpu[dest] = option.destination_cpu
+        self.ram[dest] = option.destination_ram
+        self.busy[source.name] += 1
+        self.busy[dest] += 1
+        self.moved.add(instance.uuid)
+        self._enter(dest)
+        self._unreachable_by_pool.clear()
+
+
+def _alternative(option: base.Option) -> dict:
+    return {'instance': option.removal.instance.uuid,
+            'destination': option.destination.name,
+            'cpu_cores': option.removal.instance.cpu_cores,
+            'memory_mb': option.removal.instance.memory_mb,
+            'source_cpu': round(option.removal.cpu, 2),
+            'destination_cpu': round(option.destination_cpu, 2),
+            'improvement': round(option.improvement, 2)}

@@ -1,0 +1,21 @@
+"""Rebalancing policies, pluggable through a stevedore namespace.
+
+A third-party package adds a policy by registering a
+:class:`~nova_drs_scheduler.rebalance.policies.base.Policy` subclass under
+``nova_drs_scheduler.policies`` in its entry points; ``[drs] policy`` names
+it.
+"""
+
+import functools
+
+from stevedore import driver
+
+from nova_drs_scheduler.rebalance.policies import base
+
+NAMESPACE = 'nova_drs_scheduler.policies'
+
+
+@functools.cache
+def get(name: str) -> base.Policy:
+    """The policy registered as ``name``, loaded once per process."""
+    return driver.DriverManager(NAMESPACE, name, invoke_on_load=True).driver

@@ -1,0 +1,96 @@
+"""The balanced policy (default): cure the host cheaply, never ping-pong.
+
+For a violated host it prefers, in this order:
+
+1. a move that brings the host to its threshold minus ``margin`` (cured
+   with the same hysteresis a destination must keep: on bursty loads a
+   host cured by a hair re-violates a few periods later and costs a second
+   migration);
+2. a move that brings it under its threshold;
+3. otherwise the move that lowers the pair's worst pressure the most (a
+   partial cure, recorded as such; the host stays violated and is acted on
+   again at the next multiple of ``stabilization``).
+
+Within 1 and 2 the lowest RAM wins (live-migration cost grows with memory),
+then the lowest worst pressure of the two hosts, then the uuid.
+
+No-ping-pong rule: a destination is refused (rule ``margin``) when its
+projected CPU, or RAM when known, would exceed *its own* threshold minus
+``margin``.  A move that lowers the worst pressure of the two hosts by
+less than ``min_improvement`` points is refused (rule ``min-improvement``).
+CPU and RAM are weighed together through
+:func:`~nova_drs_scheduler.rebalance.policies.base.pressure`.
+"""
+
+from nova_drs_scheduler.rebalance.policies import base
+
+_TIER_TEXT = (
+    'cures the host with margin at the lowest RAM cost',
+    'cures the host at the lowest RAM cost',
+    'partial: no single move cures the host; largest improvement',
+)
+
+
+def _tier(after: float, config) -> int:
+    if after <= -config.margin:
+        return 0
+    return 1 if after <= 0 else 2
+
+
+def _relief(removal) -> float:
+    """The most a move of this instance can improve: the source's drop."""
+    return removal.before - removal.after
+
+
+def _bound(removal, config, last) -> tuple:
+    """Rank key of a removal, also the lowest key any of its options can
+    get (the destination only adds pressure): tiers 0-1 by RAM then
+    source pressure, tier 2 by relief, hopeless ones last."""
+    if _relief(removal) < config.min_improvement:
+        return (3, removal.instance.uuid)
+    tier = _tier(removal.after, config)
+    if tier < 2:
+        return (tier, removal.instance.memory_mb, round(removal.after, 6),
+                last)
+    return (2, -round(_relief(removal), 6), removal.instance.memory_mb, last)
+
+
+class BalancedPolicy(base.Policy):
+    name = 'balanced'
+    until_cured = True
+
+    def rank(self, removals, config):
+        return sorted(removals,
+                      key=lambda r: _bound(r, config, r.instance.uuid))
+
+    def bound(self, removal, config):
+        return _bound(removal, config, '')
+
+    def hopeless(self, removal, config):
+        if _relief(removal) < config.min_improvement:
+            return 'min-improvement'
+        return None
+
+    def destination(self, host, cpu, ram, config):
+        if cpu > host.cpu_threshold - config.margin or (
+                ram is not None and ram > host.ram_threshold - config.margin):
+            return 'margin', 0.0
+        return None, base.pressure(host, cpu, ram)
+
+    def key(self, option, config):
+        tier = _tier(option.removal.after, config)
+        memory = option.removal.instance.memory_mb
+        uuid = option.removal.instance.uuid
+        if tier < 2:
+            return (tier, memory, round(option.peak_after, 6), uuid)
+        return (tier, -round(option.improvement, 6), memory, uuid)
+
+    def refuse(self, option, config):
+        if option.improvement < config.min_improvement:
+            return 'min-improvement'
+        return None
+
+    def describe(self, option, config):
+        return (f'balanced: {_TIER_TEXT[_tier(option.removal.after, config)]}'
+                f' ({option.removal.instance.memory_mb} MB, improvement '
+                f'{option.improvement:.1f} points)')

@@ -1,0 +1,25 @@
+"""Metric sources, pluggable through a stevedore namespace.
+
+``[drs] metrics_source`` names the source; a third-party package adds one
+by registering a :class:`~.base.MetricsSource` subclass under
+``nova_drs_scheduler.metrics_sources``.
+"""
+
+from stevedore import driver
+from stevedore import exception
+
+from nova_drs_scheduler.rebalance.sources import base
+
+NAMESPACE = 'nova_drs_scheduler.metrics_sources'
+
+
+def load(conf) -> base.MetricsSource:
+    """Instantiate the source named by ``[drs] metrics_source``."""
+    name = conf.drs.metrics_source
+    try:
+        return driver.DriverManager(NAMESPACE, name, invoke_on_load=True,
+                                    invoke_args=(conf,)).driver
+    except exception.NoMatches:
+        raise ValueError(f'Invalid value for option [drs] metrics_source: '
+                         f'no metric source named {name!r} is installed '
+                         f'(namespace {NAMESPACE}).')

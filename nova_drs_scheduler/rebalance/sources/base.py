@@ -1,0 +1,51 @@
+"""The interface every rebalancer metric source implements.
+
+A source answers two questions each period, for the hosts and instances the
+caller asks about, and nothing else: it keeps no window and judges nothing
+(that is :mod:`nova_drs_scheduler.rebalance.metrics`).  Sources are loaded
+by :func:`nova_drs_scheduler.rebalance.sources.load` with the service's
+``ConfigOpts`` as only argument.  A source must not raise for one bad host
+or instance: it leaves it out of its answer, so a partial outage degrades
+to "not judged" for the hosts concerned instead of a failed period.
+"""
+
+import abc
+from collections.abc import Mapping
+from collections.abc import Sequence
+
+from nova_drs_scheduler.rebalance.metrics import HostSample
+
+
+class MetricsSource(abc.ABC):
+
+    def __init__(self, conf):
+        self.conf = conf
+
+    @abc.abstractmethod
+    def host_samples(self, context,
+                     hosts: Sequence[str]) -> Mapping[str, HostSample]:
+        """The latest sample of each host in ``hosts`` (compute host names).
+
+        Hosts without a sample are left out.  Timestamps are seconds on the
+        Unix epoch; staleness is judged by the caller against
+        ``[drs] metrics_max_age``, not here.
+        """
+
+    @abc.abstractmethod
+    def instance_loads(self, context,
+                       instances: Sequence) -> Mapping[str, float]:
+        """CPU each instance uses now, in cores, keyed by instance uuid.
+
+        ``instances`` are objects with at least ``uuid``, ``host`` and
+        ``vcpus`` attributes (Nova ``Instance`` objects live).  Instances
+        the source cannot measure are left out; the caller decides their
+        fallback.
+        """
+
+
+class MetricsUnavailable(Exception):  # noqa: N818 - used by name
+    """The source cannot answer this period at all (server down, timeout).
+
+    The period is then skipped: no host is judged on missing data and no
+    move is made.  Per-host gaps are not this: leave those hosts out.
+    """

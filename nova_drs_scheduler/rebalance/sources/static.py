@@ -1,0 +1,69 @@
+"""A metric source read from a JSON file, for tests, demos and simulation.
+
+``[drs] static_metrics_file`` names the file; it is re-read on every call,
+so a test or a demo can change the load by rewriting it::
+
+    {
+      "timestamp": 1767225600,
+      "hosts": {
+        "compute1": {"cpu_percent": 91.5, "ram_percent": 62.0},
+        "compute2": {"cpu_percent": 20.0, "timestamp": 1767225540}
+      },
+      "instances": {"3f0c...": 1.5, "9a1b...": 0.25}
+    }
+
+A host's ``timestamp`` defaults to the top-level one, which defaults to the
+time of reading (the sample is then always fresh).  ``ram_percent`` is
+optional.  Instance values are cores.  Malformed entries are left out of the
+answer, as the interface requires; a missing or unparsable file is an error
+naming the option, since nothing can be measured at all.
+"""
+
+import json
+import time
+
+from nova_drs_scheduler.rebalance.metrics import HostSample
+from nova_drs_scheduler.rebalance.sources import base
+
+
+class StaticSource(base.MetricsSource):
+
+    def _read(self) -> dict:
+        path = self.conf.drs.static_metrics_file
+        try:
+            with open(path, encoding='utf-8') as handle:
+                data = json.load(handle)
+        except (OSError, TypeError, ValueError) as exc:
+            raise ValueError(f'[drs] static_metrics_file {path!r} is not a '
+                             f'readable JSON file: {exc}')
+        if not isinstance(data, dict):
+            raise ValueError(f'[drs] static_metrics_file {path!r}: the top '
+                             f'level must be an object')
+        return data
+
+    def host_samples(self, context, hosts):
+        data = self._read()
+        default_ts = data.get('timestamp', time.time())
+        table = data.get('hosts') or {}
+        samples = {}
+        for host in hosts:
+            try:
+                entry = table.get(host)
+                ram = entry.get('ram_percent')
+                samples[host] = HostSample(
+                    float(entry.get('timestamp', default_ts)),
+                    float(entry['cpu_percent']),
+                    None if ram is None else float(ram))
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue
+        return samples
+
+    def instance_loads(self, context, instances):
+        table = self._read().get('instances') or {}
+        loads = {}
+        for instance in instances:
+            try:
+                loads[instance.uuid] = float(table[instance.uuid])
+            except (KeyError, TypeError, ValueError):
+                continue
+        return loads

@@ -1,0 +1,1 @@
+"""Trace replay on a modelled cluster, driving the production planner."""

@@ -1,0 +1,178 @@
+"""``nova-drs-simulate`` (later ``nova-drs simulate``): replay a trace.
+
+Runs every requested strategy on the same trace and the same initially
+placed cluster, prints one row per strategy and writes CSV, JSON and PNG.
+The ``[drs]`` options come from ``--config-file`` exactly as the service
+reads them, so a simulated policy is the one the operator would deploy.
+"""
+
+import argparse
+import dataclasses
+import functools
+import sys
+
+from oslo_config import cfg
+
+from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler.conf import rebalance as rebalance_conf
+from nova_drs_scheduler.simulate import cluster
+from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import report
+from nova_drs_scheduler.simulate import strategies
+from nova_drs_scheduler.simulate import traces
+from nova_drs_scheduler.simulate import watcher_adapter
+
+DEFAULT_STRATEGIES = 'none,seed,balanced'
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_argument_group('trace')
+    source.add_argument(
+        '--trace', metavar='CSV',
+        help='Per-VM CPU trace (PlanetLab rows or a generic steps x VMs '
+             'table). Without it a synthetic trace is generated.')
+    source.add_argument('--trace-format', default='auto',
+                        choices=traces.FORMATS)
+    source.add_argument('--step-seconds', type=int, default=300,
+                        help='Seconds between two trace samples.')
+    source.add_argument('--vms', type=int, default=1000,
+                        help='VMs of the synthetic trace.')
+    source.add_argument('--steps', type=int,
+                        help='Trace steps to replay (synthetic: 288, one '
+                             'day; a file: all of it).')
+    source.add_argument('--seed', type=int, default=1,
+                        help='Seeds the synthetic trace, flavors and '
+                             'placement.')
+    model = parser.add_argument_group('cluster')
+    size = model.add_mutually_exclusive_group()
+    size.add_argument('--hosts', type=int)
+    size.add_argument('--target-load', type=float, default=60.0,
+                      help='Without --hosts: size the cluster so that the '
+                           'mean host CPU over the trace is this percent.')
+    model.add_argument('--host-vcpus', type=int, default=32)
+    model.add_argument('--host-ram-mb', type=int, default=512 * 1024)
+    model.add_argument('--cpu-allocation-ratio', type=float, default=8.0)
+    model.add_argument('--ram-allocation-ratio', type=float, default=1.0)
+    model.add_argument(
+        '--flavors', type=cluster.parse_flavors,
+        default=cluster.DEFAULT_FLAVORS,
+        help='name:vcpus:ram_mb:weight,... (default: 40%% 1 vCPU/2 GB, '
+             '35%% 2/4, 20%% 4/8, 5%% 8/16)')
+    model.add_argument('--placement', choices=('spread', 'random'),
+                       default='spread')
+    model.add_argument('--bandwidth-mbps', type=float, default=10000.0,
+                       help='Live-migration bandwidth, Mbit/s.')
+    run = parser.add_argument_group('run')
+    run.add_argument('--strategies', default=DEFAULT_STRATEGIES,
+                     help=f'Comma-separated, from: {", ".join(strategies.ALL)}'
+                          f' (default {DEFAULT_STRATEGIES}).')
+    run.add_argument('--all-strategies', action='store_true',
+                     help='All of them, Watcher\'s included.')
+    run.add_argument('--config-file', action='append', default=[],
+                     help='Config file with the [drs] options to simulate.')
+    run.add_argument('--watcher-threshold', type=float,
+                     help='workload_balance threshold, percent (default: '
+                          '[drs] cpu_threshold, for a like-for-like run).')
+    run.add_argument('--ping-pong-periods', type=int,
+                     help='A return to a host left this many periods ago '
+                          'or less is a ping-pong (default: 3 hours).')
+    run.add_argument('--output-dir', default='bench-output/rebalance')
+    run.add_argument('--no-plot', action='store_true')
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Mount as ``nova-drs simulate``."""
+    parser = subparsers.add_parser(
+        'simulate', help='Replay a CPU trace and compare strategies.',
+        description=__doc__)
+    _arguments(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _drs(config_files: list) -> cfg.ConfigOpts:
+    parsed = cfg.ConfigOpts()
+    drs_conf.register_opts(parsed)
+    parsed([f'--config-file={path}' for path in config_files],
+           project='nova', default_config_files=[])
+    drs_conf.validate(parsed)
+    return parsed
+
+
+def _trace(args) -> traces.Trace:
+    if args.trace:
+        trace = traces.load(args.trace, args.trace_format, args.step_seconds)
+        return trace.head(args.steps) if args.steps else trace
+    return traces.synthetic(args.vms, args.steps or 288, args.seed,
+                            args.step_seconds)
+
+
+def run(args) -> int:
+    """Run the simulation described by parsed ``args``; the exit code."""
+    try:
+        conf = _drs(args.config_file)
+        trace = _trace(args)
+        config = rebalance_conf.planner_config(conf)
+        names = (strategies.ALL if args.all_strategies
+                 else [n.strip() for n in args.strategies.split(',')
+                       if n.strip()])
+        if not names:
+            raise ValueError('no strategy to run')
+        vms = cluster.assign_flavors(trace.names, args.flavors, args.seed)
+        hosts = args.hosts or cluster.hosts_for_load(
+            vms, trace, args.target_load, args.host_vcpus)
+        spec = cluster.ClusterSpec(
+            hosts=hosts, host_vcpus=args.host_vcpus,
+            host_memory_mb=args.host_ram_mb,
+            cpu_allocation_ratio=args.cpu_allocation_ratio,
+            ram_allocation_ratio=args.ram_allocation_ratio,
+            bandwidth_mbps=args.bandwidth_mbps, placement=args.placement,
+            seed=args.seed)
+        interval = conf.drs.rebalance_interval
+        settings = engine.Settings(
+            config=config,
+            windows=functools.partial(rebalance_conf.metrics_windows, conf),
+            interval=interval, cooldown=conf.drs.instance_cooldown,
+            ping_pong_periods=(args.ping_pong_periods
+                               or max(1, 3 * 3600 // interval)))
+        threshold = args.watcher_threshold or config.cpu_threshold
+        watcher = {'workload_balance': {'threshold': threshold}}
+        chosen = [strategies.build(n, config, args.seed, watcher)
+                  for n in names]
+        results = [engine.run(trace, vms, spec, s, settings)
+                   for s in chosen]
+    except (traces.TraceError, ValueError, cfg.Error,
+            watcher_adapter.WatcherMissingError) as exc:
+        print(f'nova-drs simulate: {exc}', file=sys.stderr)
+        return 2
+    source = args.trace or f'synthetic (seed {args.seed})'
+    parameters = {
+        'title': f'{source}: {len(trace.names)} VMs, {hosts} hosts',
+        'trace': source, 'vms': len(trace.names), 'steps': len(trace.steps),
+        'step_seconds': trace.step_seconds, 'hosts': hosts,
+        'interval': interval, 'periods': settings.periods(trace),
+        'ping_pong_periods': settings.ping_pong_periods,
+        'cluster': dataclasses.asdict(spec),
+        'flavors': [dataclasses.asdict(f) for f in args.flavors],
+        'planner_config': dataclasses.asdict(config), 'watcher': watcher,
+        'mean_host_load_percent': round(results[0].mean_load, 1),
+    }
+    print(f"{parameters['title']}; mean host CPU "
+          f"{parameters['mean_host_load_percent']}%; "
+          f"{parameters['periods']} periods of {interval}s")
+    print(report.markdown(report.rows(results)))
+    for path in report.write_all(args.output_dir, parameters, results,
+                                 plot=not args.no_plot):
+        print(f'wrote {path}')
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog='nova-drs-simulate',
+                                     description=__doc__)
+    _arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""The modelled cluster: hosts, flavors, placement and live migrations.
+
+Capacity follows Nova's CoreFilter/RamFilter and placement: a host takes an
+instance while the vCPUs (RAM) allocated to it stay within its vCPUs (RAM)
+times the allocation ratio.  A live migration claims the destination when it
+starts (placement holds the allocation on both hosts while it runs) and
+releases the source when it ends; the instance's CPU load stays on the
+source until the end and arrives on the destination then.
+"""
+
+import dataclasses
+import heapq
+import random
+
+from nova_drs_scheduler.rebalance import model
+
+#: Bytes of RAM per MiB, in megabits: a MiB is 8 * 1.048576 Mbit.
+_MBIT_PER_MIB = 8 * 1.048576
+
+
+@dataclasses.dataclass(frozen=True)
+class Flavor:
+    name: str
+    vcpus: int
+    memory_mb: int
+    weight: float = 1.0
+
+
+#: A general-purpose cloud's mix: mostly small instances, a few big ones.
+DEFAULT_FLAVORS = (
+    Flavor('m1.small', 1, 2048, 0.40),
+    Flavor('m1.medium', 2, 4096, 0.35),
+    Flavor('m1.large', 4, 8192, 0.20),
+    Flavor('m1.xlarge', 8, 16384, 0.05),
+)
+
+
+def parse_flavors(text: str) -> tuple:
+    """``name:vcpus:ram_mb:weight,...`` -> flavors, e.g. ``a:1:2048:0.5``."""
+    flavors = []
+    for item in filter(None, (part.strip() for part in text.split(','))):
+        fields = item.split(':')
+        try:
+            name, vcpus, ram, weight = fields
+            flavor = Flavor(name, int(vcpus), int(ram), float(weight))
+        except ValueError:
+            raise ValueError(f'bad flavor {item!r}: expected '
+                             f'name:vcpus:ram_mb:weight')
+        if flavor.vcpus < 1 or flavor.memory_mb < 1 or flavor.weight <= 0:
+            raise ValueError(f'bad flavor {item!r}: vcpus, ram and weight '
+                             f'must be positive')
+        flavors.append(flavor)
+    if not flavors:
+        raise ValueError('no flavor given')
+    return tuple(flavors)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterSpec:
+    hosts: int
+    host_vcpus: int = 32
+    host_memory_mb: int = 512 * 1024
+    cpu_allocation_ratio: float = 8.0
+    ram_allocation_ratio: float = 1.0
+    #: Migration bandwidth in Mbit/s; duration = RAM / bandwidth.
+    bandwidth_mbps: float = 10000.0
+    placement: str = 'spread'   # 'spread' | 'random'
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.hosts < 1:
+            raise ValueError('a cluster needs at least one host')
+        if self.placement not in ('spread', 'random'):
+            raise ValueError(f'unknown placement {self.placement!r}')
+        if self.bandwidth_mbps <= 0:
+            raise ValueError('the migration bandwidth must be positive')
+
+
+@dataclasses.dataclass(frozen=True)
+class VM:
+    name: str
+    index: int          # column in the trace
+    flavor: Flavor
+
+
+@dataclasses.dataclass(frozen=True)
+class Migration:
+    vm: str
+    source: str
+    destination: str
+    start: float
+    end: float
+    memory_mb: int
+
+
+def assign_flavors(names, flavors, seed: int) -> tuple:
+    """Give each trace VM a flavor, drawn by weight, reproducibly."""
+    rng = random.Random(f'flavors-{seed}')
+    weights = [f.weight for f in flavors]
+    return tuple(VM(name, i, rng.choices(flavors, weights)[0])
+                 for i, name in enumerate(names))
+
+
+def hosts_for_load(vms, trace, target_percent: float,
+                   host_vcpus: int) -> int:
+    """Hosts needed for the trace's mean CPU to be ``target_percent``."""
+    total = sum(step[vm.index] * vm.flavor.vcpus
+                for step in trace.steps for vm in vms) / 100.0
+    mean_cores = total / len(trace.steps)
+    return max(1, round(mean_cores / (host_vcpus * target_percent / 100.0)))
+
+
+class Cluster:
+    """Allocations, locations and in-flight migrations; no load history."""
+
+    def __init__(self, spec: ClusterSpec, vms):
+        self.spec = spec
+        width = len(str(spec.hosts - 1))
+        self.hosts = tuple(f'host-{i:0{width}d}' for i in range(spec.hosts))
+        self.vms = {vm.name: vm for vm in vms}
+        self.location = {}
+        self.used_vcpus = dict.fromkeys(self.hosts, 0)
+        self.used_memory_mb = dict.fromkeys(self.hosts, 0)
+        self.inflight = {}
+        self.vcpu_limit = spec.host_vcpus * spec.cpu_allocation_ratio
+        self.memory_limit = spec.host_memory_mb * spec.ram_allocation_ratio
+        self._place(vms)
+
+    def rejection(self, vm: VM, host: str):
+        """Why CoreFilter/RamFilter would refuse ``vm`` on ``host``."""
+        vcpus = self.used_vcpus[host] + vm.flavor.vcpus
+        if vcpus > self.vcpu_limit:
+            return model.Rejection(
+                host, 'CoreFilter',
+                f'{vcpus} vCPUs > {self.vcpu_limit:g} allowed')
+        memory = self.used_memory_mb[host] + vm.flavor.memory_mb
+        if memory > self.memory_limit:
+            return model.Rejection(
+                host, 'RamFilter',
+                f'{memory} MB > {self.memory_limit:g} MB allowed')
+        return None
+
+    def _claim(self, vm: VM, host: str) -> None:
+        self.used_vcpus[host] += vm.flavor.vcpus
+        self.used_memory_mb[host] += vm.flavor.memory_mb
+
+    def _release(self, vm: VM, host: str) -> None:
+        self.used_vcpus[host] -= vm.flavor.vcpus
+        self.used_memory_mb[host] -= vm.flavor.memory_mb
+
+    def _free_score(self, host: str) -> float:
+        """Nova's RAM and CPU weighers, spreading: more free is better."""
+        return ((1 - self.used_memory_mb[host] / self.memory_limit)
+                + (1 - self.used_vcpus[host] / self.vcpu_limit))
+
+    def _place(self, vms) -> None:
+        rng = random.Random(f'placement-{self.spec.seed}')
+        heap = [(-self._free_score(h), h) for h in self.hosts]
+        heapq.heapify(heap)
+        for vm in vms:
+            if self.spec.placement == 'random':
+                host = self._random_host(vm, rng)
+            else:
+                host = self._spread_host(vm, heap)
+            self._claim(vm, host)
+            self.location[vm.name] = host
+            if self.spec.placement == 'spread':
+                heapq.heappush(heap, (-self._free_score(host), host))
+
+    def _spread_host(self, vm: VM, heap: list) -> str:
+        skipped = []
+        try:
+            while heap:
+                _, host = heapq.heappop(heap)
+                if self.rejection(vm, host) is None:
+                    return host
+                skipped.append(host)
+            raise ValueError(self._no_room(vm))
+        finally:
+            for host in skipped:
+                heapq.heappush(heap, (-self._free_score(host), host))
+
+    def _random_host(self, vm: VM, rng: random.Random) -> str:
+        hosts = list(self.hosts)
+        rng.shuffle(hosts)
+        for host in hosts:
+            if self.rejection(vm, host) is None:
+                return host
+        raise ValueError(self._no_room(vm))
+
+    def _no_room(self, vm: VM) -> str:
+        return (f'initial placement: no host can take {vm.name} '
+                f'({vm.flavor.name}); add hosts or raise the allocation '
+                f'ratios')
+
+    def duration(self, vm: VM) -> float:
+        """Seconds to copy the instance's RAM once at the bandwidth."""
+        return vm.flavor.memory_mb * _MBIT_PER_MIB / self.spec.bandwidth_mbps
+
+    def start_migration(self, name: str, destination: str,
+                        now: float) -> Migration:
+        """Claim the destination now; the move completes later."""
+        vm = self.vms[name]
+        migration = Migration(name, self.location[name], destination, now,
+                              now + self.duration(vm), vm.flavor.memory_mb)
+        self._claim(vm, destination)
+        self.inflight[name] = migration
+        return migration
+
+    def finish_migrations(self, now: float) -> list:
+        """Complete the migrations that have ended by ``now``."""
+        done = [m for m in self.inflight.values() if m.end <= now]
+        for migration in done:
+            vm = self.vms[migration.vm]
+            self._release(vm, migration.source)
+            self.location[vm.name] = migration.destination
+            del self.inflight[vm.name]
+        return done
+
+    def inflight_by_host(self) -> dict:
+        counts = {}
+        for migration in self.inflight.values():
+            for host in (migration.source, migration.destination):
+                counts[host] = counts.get(host, 0) + 1
+        return counts
+
+    def host_cores(self, step) -> dict:
+        """CPU used on each host at a trace step, in cores."""
+        cores = dict.fromkeys(self.hosts, 0.0)
+        for name, host in self.location.items():
+            cores[host] += self.vm_cores(self.vms[name], step)
+        return cores
+
+    def vm_cores(self, vm: VM, step) -> float:
+        """The trace's percent of the VM's own vCPUs, in cores."""
+        return step[vm.index] * vm.flavor.vcpus / 100.0
+
+    def memory_percent(self, host: str) -> float:
+        """RAM held on the host (incoming migrations included), percent."""
+        return 100.0 * self.used_memory_mb[host] / self.spec.host_memory_mb
+
+
+class CapacityCandidates:
+    """The simulator's CandidatesFn: CoreFilter and RamFilter on the model.
+
+    Valid for one period's allocations (make a new one after migrations
+    start or end).  The answer depends only on the flavor, so it is computed
+    once per flavor: planning stays cheap on a thousand hosts.
+    """
+
+    def __init__(self, cluster: Cluster):
+        self._cluster = cluster
+        self._by_flavor = {}
+
+    def _for_flavor(self, vm: VM) -> tuple:
+        if vm.flavor not in self._by_flavor:
+            allowed, rejected = [], []
+            for host in self._cluster.hosts:
+                rejection = self._cluster.rejection(vm, host)
+                if rejection is None:
+                    allowed.append(host)
+                else:
+                    rejected.append(rejection)
+            self._by_flavor[vm.flavor] = (allowed, rejected)
+        return self._by_flavor[vm.flavor]
+
+    def __call__(self, inst: model.InstanceSnapshot,
+                 snapshot: model.Snapshot) -> model.Candidates:
+        allowed, rejected = self._for_flavor(self._cluster.vms[inst.uuid])
+        return model.Candidates(
+            allowed=tuple(h for h in allowed if h != inst.host),
+            rejected=tuple(r for r in rejected if r.subject != inst.host))

@@ -1,0 +1,201 @@
+"""The simulation loop, one rebalance period at a time.
+
+Periods are ``[drs] rebalance_interval`` seconds long, as in production; a
+trace step (5 minutes for PlanetLab) holds its value for every period inside
+it.  Each period, in the order the live service sees the world:
+
+1. migrations whose copy has finished by now complete (the instance's load
+   and RAM leave the source, its load lands on the destination);
+2. every host's CPU is measured from the trace and fed to the same
+   :class:`~nova_drs_scheduler.rebalance.metrics.MetricsWindows` as in
+   production (built from the same ``[drs]`` options), which judge hosts;
+3. the strategy plans on that view (for our policies: a
+   :class:`~nova_drs_scheduler.rebalance.model.Snapshot` and the capacity
+   candidates, handed to the production planner);
+4. each planned move is re-validated as Nova would when it starts it
+   (instance not already migrating, capacity filters on the destination)
+   and started, or counted as failed.
+"""
+
+import collections
+import dataclasses
+import gc
+import statistics
+from collections.abc import Callable
+
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.simulate import cluster as cluster_mod
+from nova_drs_scheduler.simulate import scoring
+from nova_drs_scheduler.simulate import traces
+
+#: Seconds of measured host CPU kept for strategies that read their own
+#: history (Watcher's default periods are 5 to 12 minutes).
+HISTORY_SECONDS = 3600
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The ``[drs]`` values the loop needs besides the planner's own."""
+
+    config: model.PlannerConfig
+    #: Fresh per-host windows, e.g. ``conf.rebalance.metrics_windows``.
+    windows: Callable[[], metrics.MetricsWindows]
+    #: Seconds per period (``[drs] rebalance_interval``).
+    interval: int = 60
+    #: Seconds an instance stays put after a migration
+    #: (``[drs] instance_cooldown``).
+    cooldown: float = 3600.0
+    #: A return to a host left this many periods ago or less is a ping-pong.
+    ping_pong_periods: int = 180
+
+    def periods(self, trace: traces.Trace) -> int:
+        return len(trace.steps) * trace.step_seconds // self.interval
+
+
+@dataclasses.dataclass
+class PeriodView:
+    """What a strategy may look at in one period."""
+
+    period: int
+    now: float
+    interval: int
+    trace: traces.Trace
+    cluster: cluster_mod.Cluster
+    #: Measured host CPU percent of recent periods, newest last.
+    host_history: dict
+    statuses: dict
+    blocked: dict
+    window: int
+
+    def vm_percent(self, vm: cluster_mod.VM, periods: int) -> float:
+        """The VM's trace CPU averaged over its last ``periods`` periods."""
+        first = max(0, self.period - periods + 1)
+        steps = self.trace.steps
+        values = [steps[_step(self.trace, p * self.interval)][vm.index]
+                  for p in range(first, self.period + 1)]
+        return sum(values) / len(values)
+
+    def snapshot(self, config: model.PlannerConfig) -> model.Snapshot:
+        """The planner's input, built as the live service builds it.
+
+        An instance's load is averaged over the same window as its host's,
+        so that the planner's projections add up.
+        """
+        cluster = self.cluster
+        hosts = {}
+        for name in cluster.hosts:
+            status = self.statuses[name]
+            hosts[name] = model.HostSnapshot(
+                name=name, vcpus=cluster.spec.host_vcpus,
+                memory_mb=cluster.spec.host_memory_mb,
+                cpu_percent=status.cpu_percent,
+                ram_percent=status.ram_percent, counter=status.counter,
+                window=status.window, cpu_threshold=config.cpu_threshold,
+                ram_threshold=config.ram_threshold)
+        instances = []
+        for name, host in sorted(cluster.location.items()):
+            vm = cluster.vms[name]
+            instances.append(model.InstanceSnapshot(
+                uuid=name, host=host, name=name, vcpus=vm.flavor.vcpus,
+                memory_mb=vm.flavor.memory_mb,
+                cpu_cores=(self.vm_percent(vm, self.window)
+                           * vm.flavor.vcpus / 100.0),
+                blocked=self.blocked.get(name)))
+        return model.Snapshot(hosts=hosts, instances=instances,
+                              config=config,
+                              inflight_by_host=cluster.inflight_by_host(),
+                              inflight_total=len(cluster.inflight))
+
+    def candidates(self) -> model.CandidatesFn:
+        return cluster_mod.CapacityCandidates(self.cluster)
+
+
+def _step(trace: traces.Trace, now: float) -> int:
+    return min(int(now // trace.step_seconds), len(trace.steps) - 1)
+
+
+@dataclasses.dataclass
+class Result:
+    strategy: str
+    card: scoring.Scorecard
+    mean_load: float
+
+
+class _Blocker:
+    """Instances the live service would not move now: in flight, or in
+    cooldown after a completed migration (the executor's rules)."""
+
+    def __init__(self, cooldown: float):
+        self.cooldown = cooldown
+        self._done = {}
+
+    def finished(self, migration: cluster_mod.Migration) -> None:
+        self._done[migration.vm] = migration
+
+    def blocked(self, cluster: cluster_mod.Cluster, now: float) -> dict:
+        blocked = {name: f'migrating {m.source} -> {m.destination}'
+                   for name, m in cluster.inflight.items()}
+        for name, m in list(self._done.items()):
+            age = now - m.end
+            if age >= self.cooldown:
+                del self._done[name]
+            elif name not in blocked:
+                blocked[name] = (f'cooldown: moved {m.source} -> '
+                                 f'{m.destination} {int(age)}s ago '
+                                 f'(cooldown {int(self.cooldown)}s)')
+        return blocked
+
+
+def _refusal(cluster: cluster_mod.Cluster, name: str,
+             destination: str) -> str | None:
+    """Why Nova would refuse to start this live migration, if it would."""
+    if name in cluster.inflight:
+        return 'already migrating'
+    if destination == cluster.location[name]:
+        return 'destination is the source'
+    rejection = cluster.rejection(cluster.vms[name], destination)
+    return rejection.rule if rejection else None
+
+
+def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
+        strategy, settings: Settings) -> Result:
+    """Replay the trace under one strategy on a freshly placed cluster."""
+    cluster = cluster_mod.Cluster(spec, vms)
+    windows = settings.windows()
+    card = scoring.Scorecard(settings.config.cpu_threshold,
+                             settings.ping_pong_periods)
+    blocker = _Blocker(settings.cooldown)
+    keep = max(windows.window, HISTORY_SECONDS // settings.interval)
+    history = {h: collections.deque(maxlen=keep) for h in cluster.hosts}
+    loads = []
+    for period in range(settings.periods(trace)):
+        now = float(period * settings.interval)
+        for migration in cluster.finish_migrations(now):
+            blocker.finished(migration)
+        cores = cluster.host_cores(trace.steps[_step(trace, now)])
+        percent = {h: 100.0 * c / spec.host_vcpus for h, c in cores.items()}
+        card.observe(percent)
+        loads.append(statistics.fmean(percent.values()))
+        for host, value in percent.items():
+            history[host].append(value)
+        statuses = windows.update(now, {
+            h: metrics.HostSample(now, percent[h], cluster.memory_percent(h))
+            for h in cluster.hosts})
+        view = PeriodView(period, now, settings.interval, trace, cluster,
+                          history, statuses, blocker.blocked(cluster, now),
+                          windows.window)
+        # Collect the simulator's garbage now, so that a strategy's
+        # planning time does not include a collection it did not cause.
+        gc.collect()
+        moves, seconds = strategy.plan(view)
+        card.planned(seconds)
+        for name, destination in moves:
+            refusal = _refusal(cluster, name, destination)
+            if refusal:
+                card.refused(refusal)
+                continue
+            migration = cluster.start_migration(name, destination, now)
+            card.migrated(period, name, migration.source, destination,
+                          migration.memory_mb)
+    return Result(strategy.name, card, statistics.fmean(loads))

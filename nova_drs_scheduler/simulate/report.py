@@ -1,0 +1,105 @@
+"""Writing a run's results: a table, CSV, JSON and a PNG plot.
+
+matplotlib is imported only when a plot is asked for, so the simulator
+itself needs nothing beyond the package's own requirements.
+"""
+
+import csv
+import itertools
+import json
+import os
+
+COLUMNS = (
+    ('strategy', 'strategy'),
+    ('overloaded_host_periods', 'overloaded host-periods'),
+    ('worst_overload_percent', 'worst overload %'),
+    ('migrations', 'migrations'),
+    ('failed_migrations', 'failed'),
+    ('gb_moved', 'GB moved'),
+    ('ping_pongs', 'ping-pongs'),
+    ('stddev_mean', 'load std-dev mean'),
+    ('stddev_p95', 'load std-dev p95'),
+    ('plan_ms_mean', 'plan ms mean'),
+    ('plan_ms_p95', 'plan ms p95'),
+)
+
+
+def rows(results) -> list:
+    """One flat row per strategy, keys as in :data:`COLUMNS`."""
+    return [dict(strategy=r.strategy, **r.card.summary()) for r in results]
+
+
+def markdown(table: list) -> str:
+    """A Markdown table, for the terminal and doc/benchmarks.md."""
+    lines = ['| ' + ' | '.join(title for _, title in COLUMNS) + ' |',
+             '|' + '|'.join('---' for _ in COLUMNS) + '|']
+    for row in table:
+        lines.append('| ' + ' | '.join(str(row[key]) for key, _ in COLUMNS)
+                     + ' |')
+    return '\n'.join(lines)
+
+
+def write_csv(path: str, table: list) -> None:
+    with open(path, 'w', newline='') as stream:
+        writer = csv.DictWriter(stream, [key for key, _ in COLUMNS])
+        writer.writeheader()
+        writer.writerows(table)
+
+
+def write_json(path: str, parameters: dict, results) -> None:
+    """Rows plus per-period series and refusal reasons, for later plots."""
+    document = {'parameters': parameters, 'results': []}
+    for result, row in zip(results, rows(results), strict=True):
+        card = result.card
+        document['results'].append(dict(
+            row, mean_host_load_percent=round(result.mean_load, 2),
+            failed_by_reason=dict(card.failed),
+            overloaded_hosts=card.overloaded_series,
+            stddev=[round(v, 3) for v in card.stddev_series]))
+    with open(path, 'w') as stream:
+        json.dump(document, stream, indent=1)
+
+
+def write_png(path: str, results, interval: int, title: str) -> None:
+    """Cumulative overloaded host-periods, hourly host-load std-dev."""
+    import matplotlib
+    matplotlib.use('Agg')
+    from matplotlib import pyplot
+
+    figure, (top, bottom) = pyplot.subplots(2, 1, sharex=True,
+                                            figsize=(10, 7))
+    bucket = max(1, 3600 // interval)
+    for result in results:
+        card = result.card
+        hours = [p * interval / 3600.0
+                 for p in range(len(card.stddev_series))]
+        top.plot(hours, list(itertools.accumulate(card.overloaded_series)),
+                 label=result.strategy)
+        series = card.stddev_series
+        hourly = [sum(series[i:i + bucket]) / len(series[i:i + bucket])
+                  for i in range(0, len(series), bucket)]
+        bottom.step(hours[::bucket], hourly, where='post',
+                    label=result.strategy)
+    top.set_ylabel('overloaded host-periods (cumulative)')
+    bottom.set_ylabel('std-dev of host CPU %, hourly mean')
+    bottom.set_xlabel('hours')
+    top.legend()
+    top.set_title(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)
+
+
+def write_all(directory: str, parameters: dict, results,
+              plot: bool = True) -> list:
+    """rebalance.{csv,json,png} in ``directory``; returns the paths."""
+    os.makedirs(directory, exist_ok=True)
+    paths = [os.path.join(directory, f'rebalance.{ext}')
+             for ext in ('csv', 'json', 'png')]
+    write_csv(paths[0], rows(results))
+    write_json(paths[1], parameters, results)
+    if not plot:
+        return paths[:2]
+    write_png(paths[2], results, parameters['interval'],
+              parameters['title'])
+    return paths

@@ -1,0 +1,64 @@
+"""The strategies a run compares, behind one small interface.
+
+A strategy has a ``name`` and ``plan(view) -> (moves, seconds)``: the moves
+as ``(instance, destination)`` pairs, and the wall time its decision took
+(building its input is the caller's cost and is not counted, as for the
+live service reading Nova).  ``seed`` and ``balanced`` are the production
+planner with that ``[drs] policy``; everything else in their config comes
+from the same ``[drs]`` options.
+"""
+
+import dataclasses
+import time
+
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import planner
+from nova_drs_scheduler.rebalance import policies
+from nova_drs_scheduler.simulate import watcher_adapter
+
+PLANNER_POLICIES = ('seed', 'balanced')
+ALL = (('none',) + PLANNER_POLICIES
+       + tuple(f'watcher_{n}' for n in watcher_adapter.WATCHER_STRATEGIES))
+
+
+class NoMoves:
+    """The cluster as Nova leaves it: placed once, never rebalanced."""
+
+    name = 'none'
+
+    def plan(self, view) -> tuple:
+        return [], 0.0
+
+
+class PlannerStrategy:
+    """The production planner with one policy."""
+
+    def __init__(self, config: model.PlannerConfig, policy: str):
+        self.name = policy
+        self.config = dataclasses.replace(config, policy=policy)
+        # Load the plugin now: the live service pays that once at start,
+        # not in its first period's planning time.
+        policies.get(policy)
+
+    def plan(self, view) -> tuple:
+        snapshot = view.snapshot(self.config)
+        candidates = view.candidates()
+        started = time.perf_counter()
+        result = planner.plan(snapshot, candidates)
+        seconds = time.perf_counter() - started
+        return [(m.instance, m.destination) for m in result.moves], seconds
+
+
+def build(name: str, config: model.PlannerConfig, seed: int,
+          watcher_parameters: dict):
+    """The strategy called ``name`` (see :data:`ALL`)."""
+    if name == 'none':
+        return NoMoves()
+    if name in PLANNER_POLICIES:
+        return PlannerStrategy(config, name)
+    if name.startswith('watcher_'):
+        kind = name[len('watcher_'):]
+        return watcher_adapter.WatcherStrategy(
+            kind, watcher_parameters.get(kind, {}), seed)
+    raise ValueError(f'unknown strategy {name!r}; choose from '
+                     f'{", ".join(ALL)}')

@@ -1,0 +1,162 @@
+"""Real API, conductor, computes and placement over CachingHostManager.
+
+The cache's clock is frozen: a test sees a refresh only where it lets the
+staleness bound pass, so what is exercised is the cached path.
+"""
+
+from nova import context as nova_context
+from oslo_config import cfg
+
+from tests.functional import base
+from tests.functional.host_manager import manager
+
+CONF = cfg.CONF
+
+
+class CachingHostManagerTest(base.DRSFunctionalTestBase):
+
+    SCHEDULER_MANAGER = manager.PATH
+    FLAGS = {'filter_scheduler': {'host_subset_size': 1},
+             'quota': {'cores': -1, 'instances': -1, 'ram': -1}}
+    HOSTS = ('host1', 'host2', 'host3')
+
+    def setUp(self):
+        super().setUp()
+        for host in self.HOSTS:
+            self._start_compute(host)
+        self.host_manager = self.scheduler_service.manager.host_manager
+        self.now = 0.0
+        self.host_manager.clock = lambda: self.now
+        # MediumFakeDriver hosts: 10 vCPUs, 8 GB RAM, 1 TB disk.
+        self.flavor_id = self._create_flavor(
+            name='small', vcpu=2, memory_mb=1024, disk=1, ephemeral=0)
+        self.large_id = self._create_flavor(
+            name='large', vcpu=4, memory_mb=2048, disk=1, ephemeral=0)
+
+    def expire(self):
+        """Let the staleness bound pass."""
+        self.now += CONF.drs_host_cache.max_staleness + 1
+
+    def boot(self, **kwargs):
+        kwargs.setdefault('flavor_id', self.flavor_id)
+        return self._create_server(networks='none', **kwargs)
+
+    def host_of(self, server):
+        return self.api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
+
+    def cached_states(self):
+        return {state.host: state for state in
+                self.host_manager.get_host_states_by_uuids(
+                    nova_context.get_admin_context(), None, None)}
+
+    def test_boot_many_with_a_frozen_cache(self):
+        # Nothing refreshes, so every request sees the same free RAM on
+        # every host. Placement still decides what fits: a host takes
+        # (8192 - 512 reserved) // 1024 = 7 of these servers, no more.
+        servers = [self.boot() for _ in range(16)]
+        per_host = {}
+        for server in servers:
+            host = self.host_of(server)
+            per_host[host] = per_host.get(host, 0) + 1
+        self.assertEqual(16, sum(per_host.values()))
+        self.assertLessEqual(max(per_host.values()), 7)
+
+    def test_boots_spread_as_rows_refresh(self):
+        hosts = []
+        for _ in range(6):
+            hosts.append(self.host_of(self.boot(flavor_id=self.large_id)))
+            self.expire()
+        self.assertEqual({h: 2 for h in self.HOSTS},
+                         {h: hosts.count(h) for h in self.HOSTS})
+
+    def _multi_create(self, count):
+        body = {'server': dict(
+            self._build_server(flavor_id=self.flavor_id, networks='none'),
+            min_count=count, max_count=count, return_reservation_id=True)}
+        reservation = self.api.post_server(body)['reservation_id']
+        servers = self.api.get_servers(
+            detail=True, search_opts={'reservation_id': reservation})
+        return [self._wait_for_state_change(s, 'ACTIVE') for s in servers]
+
+    def test_multi_create_consumes_within_the_request_only(self):
+        seen = []
+        filtered = self.host_manager.get_filtered_hosts
+
+        def record(hosts, spec_obj, index=0):
+            hosts = list(hosts)
+            if index == 0:
+                seen.append({h.host: h.free_ram_mb for h in hosts})
+            return filtered(hosts, spec_obj, index)
+
+        self.host_manager.get_filtered_hosts = record
+        for _ in range(2):
+            servers = self._multi_create(3)
+            # RAMWeigher spreads: each instance sees its predecessors'
+            # consumption, so the three land on three hosts.
+            self.assertEqual(set(self.HOSTS),
+                             {self.host_of(s) for s in servers})
+        # Same cached rows, and the first request's consumption did not
+        # leak into the second (bug 1742827).
+        self.assertEqual(seen[0], seen[1])
+
+    def test_resize(self):
+        server = self.boot()
+        source = self.host_of(server)
+        server = self._resize_server(server, self.large_id)
+        self.assertNotEqual(source, self.host_of(server))
+        self._confirm_resize(server)
+
+    def test_cold_migrate(self):
+        server = self.boot()
+        source = self.host_of(server)
+        server = self._migrate_server(server)
+        self.assertNotEqual(source, self.host_of(server))
+        self._confirm_resize(server)
+
+    def test_live_migrate(self):
+        server = self.boot()
+        source = self.host_of(server)
+        self._live_migrate(server, 'completed')
+        self.assertNotEqual(source, self.host_of(server))
+
+    def test_live_migrate_to_a_requested_host(self):
+        server = self.boot(host='host1')
+        self.api.post_server_action(server['id'], {'os-migrateLive': {
+            'host': 'host3', 'block_migration': 'auto'}})
+        self._wait_for_server_parameter(
+            server, {'OS-EXT-SRV-ATTR:host': 'host3', 'status': 'ACTIVE'})
+
+    def test_disabled_service(self):
+        self.boot()  # loads the cache
+        service = self.admin_api.get_services(
+            host='host1', binary='nova-compute')[0]
+        self.admin_api.put_service(service['id'], {'status': 'disabled'})
+        # Stale rows still show host1 enabled, but placement's
+        # COMPUTE_STATUS_DISABLED trait keeps boots away from it.
+        self.assertFalse(self.cached_states()['host1'].service['disabled'])
+        hosts = {self.host_of(self.boot()) for _ in range(4)}
+        self.assertNotIn('host1', hosts)
+        self.expire()
+        self.assertTrue(self.cached_states()['host1'].service['disabled'])
+
+    def test_added_compute_is_schedulable_before_the_bound(self):
+        self.boot()  # loads the cache
+        self._start_compute('host4')
+        # Placement returns the new node; one second later the cache reads
+        # it instead of waiting for max_staleness.
+        self.now += 1
+        server = self.boot(host='host4')
+        self.assertEqual('host4', self.host_of(server))
+
+    def test_deleted_compute(self):
+        self.boot()  # loads the cache
+        self.computes['host3'].stop()
+        service = self.admin_api.get_services(
+            host='host3', binary='nova-compute')[0]
+        self.admin_api.put_service_force_down(service['id'], True)
+        self.admin_api.api_delete('/os-services/%s' % service['id'])
+        hosts = {self.host_of(self.boot()) for _ in range(4)}
+        self.assertNotIn('host3', hosts)
+        self.assertIn('host3', self.cached_states())
+        self.expire()
+        self.assertNotIn('host3', self.cached_states())

@@ -1,0 +1,142 @@
+"""Shared setup of the rebalancer's functional tests.
+
+Real API, conductor, placement and fake-driver computes, our scheduler
+manager.  Loads come from the ``static`` metric source: a JSON file the
+test rewrites before each period, so every scenario is deterministic; one
+test runs the default ``nova`` source through the real compute monitor.
+"""
+
+import json
+import os
+import time
+
+import fixtures
+from nova import objects
+
+from nova_drs_scheduler import conf
+from tests.functional import base
+
+#: Nova's default filters, and our scheduler manager.
+FILTERS = ['ComputeFilter', 'ComputeCapabilitiesFilter',
+           'ImagePropertiesFilter', 'ServerGroupAntiAffinityFilter',
+           'ServerGroupAffinityFilter']
+
+
+class RebalanceTestBase(base.DRSFunctionalTestBase):
+    """Three hosts, ``[drs]`` set for quick, deterministic periods.
+
+    Importing our ``conf`` registers the ``[drs]`` options before
+    ``setUp`` overrides them (``conf.CONF`` is Nova's global CONF).
+    """
+
+    SCHEDULER_MANAGER = 'nova_drs_scheduler.manager.DRSSchedulerManager'
+    HOSTS = ('host1', 'host2', 'host3')
+    #: [drs] options of the test class, over the defaults below.
+    DRS = {}
+
+    def setUp(self):
+        self.metrics_file = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'metrics.json')
+        self._write_metrics({})
+        drs = {'automation': 'automatic', 'metrics_source': 'static',
+               'static_metrics_file': self.metrics_file, 'window': 1,
+               'stabilization': 2, 'instance_cooldown': 3600,
+               'quarantine_time': 3600}
+        drs.update(self.DRS)
+        assert conf.CONF.drs.rebalance_interval  # Registered, see above.
+        self.FLAGS = {
+            'drs': drs,
+            'filter_scheduler': {'enabled_filters': FILTERS,
+                                 'host_subset_size': 1},
+        }
+        super().setUp()
+        for host in self.HOSTS:
+            self._start_compute(host)
+        # MediumFakeDriver: 10 vCPUs, 8 GB RAM per host.
+        self.flavor = self._flavor('small', vcpu=2)
+
+    # Building the cloud.
+
+    def _flavor(self, name, vcpu=2, extra_spec=None):
+        flavor_id = self._create_flavor(
+            name=name, vcpu=vcpu, memory_mb=512, disk=1, ephemeral=0,
+            extra_spec=extra_spec)
+        return self.admin_api.get_flavor(flavor_id)
+
+    def _boot(self, host, flavor=None, **kwargs):
+        server = self._create_server(
+            flavor_id=(flavor or self.flavor)['id'], host=host,
+            networks='none', **kwargs)
+        return server['id']
+
+    # Driving periods.
+
+    def _write_metrics(self, hosts, instances=None):
+        data = {'hosts': {h: {'cpu_percent': cpu} for h, cpu in hosts.items()},
+                'instances': instances or {}}
+        tmp = self.metrics_file + '.tmp'
+        with open(tmp, 'w') as handle:
+            json.dump(data, handle)
+        os.replace(tmp, self.metrics_file)
+
+    def _period(self, hosts, instances=None):
+        """One rebalance period with these host and instance loads."""
+        self._write_metrics(hosts, instances)
+        return self.scheduler_service.manager.run_rebalance(
+            self._admin_context())
+
+    def _settle(self, record):
+        """Wait for the record's started moves to end; the final record."""
+        started = [m['instance'] for m in record['moves']
+                   if m['outcome']['status'] == 'started']
+        for uuid in started:
+            self._wait_for_migration_end(uuid)
+        rebalancer = self.scheduler_service.manager.rebalancer
+        rebalancer.collect_outcomes()
+        return rebalancer.history.get(record['id'])
+
+    def _wait_for_migration_end(self, uuid):
+        """Wait until Nova is done, placement clean-up included.
+
+        The compute marks a live migration completed before it deletes the
+        migration's allocations; a test that ended in between would stop
+        the services under the compute's feet.
+        """
+        for _attempt in range(100):
+            migrations = self._migrations(uuid)
+            if migrations and migrations[0].status in (
+                    'completed', 'error', 'failed') and not (
+                    self._get_allocations_by_server_uuid(
+                        migrations[0].uuid)):
+                return migrations[0]
+            time.sleep(0.1)
+        self.fail(f'migration of {uuid} did not end')
+
+    def _migrations(self, uuid=None):
+        """Live migrations, newest first, of one instance or all."""
+        filters = {'migration_type': 'live-migration'}
+        if uuid:
+            filters['instance_uuid'] = uuid
+        return objects.MigrationList.get_by_filters(
+            self._admin_context(), filters,
+            sort_keys=['created_at', 'id'], sort_dirs=['desc', 'desc'])
+
+    # Observing.
+
+    def _host_of(self, uuid):
+        return self.admin_api.get_server(uuid)['OS-EXT-SRV-ATTR:host']
+
+    def _server(self, uuid):
+        return self.admin_api.get_server(uuid)
+
+    def _allocated_hosts(self, uuid):
+        """Hosts holding the server's placement allocations."""
+        by_rp = self._get_allocations_by_server_uuid(uuid)
+        return sorted(host for host in self.HOSTS
+                      if self._get_provider_uuid_by_host(host) in by_rp)
+
+    def _verdict(self, record, host):
+        return next(v for v in record['hosts'] if v['host'] == host)
+
+    def _rejection(self, move, host):
+        return next(r for r in move['rejected'] if r['subject'] == host)

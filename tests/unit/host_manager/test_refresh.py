@@ -1,0 +1,242 @@
+"""Incremental refresh and the staleness bound, one change at a time."""
+
+import datetime
+import threading
+import time
+from unittest import mock
+
+import nova.conf
+from nova import exception
+from nova import objects
+from nova.scheduler.filters import compute_filter
+from oslo_utils import fixture as utils_fixture
+from oslo_utils import timeutils
+from oslo_utils.fixture import uuidsentinel as uuids
+
+from nova_drs_scheduler.host_manager import manager as manager_mod
+from tests.unit.host_manager import base
+
+CONF = nova.conf.CONF
+
+
+class StalenessTest(base.HostCacheTestCase):
+    """Each change is invisible within the bound and visible past it."""
+
+    def setUp(self):
+        super().setUp()
+        self.compute = self.add_compute('host1')
+        self.states()
+
+    def assert_seen_only_after_bound(self, check):
+        self.advance(self.MAX_STALENESS - 0.5)
+        self.assertFalse(check(self.states()), 'seen inside the bound')
+        self.advance(0.6)
+        self.assertTrue(check(self.states()), 'not seen past the bound')
+
+    def test_new_host(self):
+        self.add_compute('host2')
+        self.assert_seen_only_after_bound(lambda states: 'host2' in states)
+
+    def test_resource_report(self):
+        self.compute.free_ram_mb = 1024
+        self.compute.save()
+        self.assert_seen_only_after_bound(
+            lambda states: states['host1'].free_ram_mb == 1024)
+
+    def test_disabled_service(self):
+        with self.cell_context() as cctxt:
+            service = objects.Service.get_by_compute_host(cctxt, 'host1')
+            service.disabled = True
+            service.save()
+        self.assert_seen_only_after_bound(
+            lambda states: states['host1'].service['disabled'])
+
+    def test_forced_down_service(self):
+        with self.cell_context() as cctxt:
+            service = objects.Service.get_by_compute_host(cctxt, 'host1')
+            service.forced_down = True
+            service.save()
+        self.assert_seen_only_after_bound(
+            lambda states: not compute_filter.ComputeFilter().host_passes(
+                states['host1'], objects.RequestSpec()))
+
+    def test_deleted_node(self):
+        self.compute.destroy()
+        self.assert_seen_only_after_bound(lambda states: not states)
+
+    def test_deleted_service(self):
+        with self.cell_context() as cctxt:
+            objects.Service.get_by_compute_host(cctxt, 'host1').destroy()
+        self.assert_seen_only_after_bound(lambda states: not states)
+
+    def test_service_deleted_and_recreated_in_one_refresh(self):
+        with self.cell_context() as cctxt:
+            old = objects.Service.get_by_compute_host(cctxt, 'host1')
+            old.destroy()
+            new = objects.Service(cctxt, host='host1', binary='nova-compute',
+                                  topic='compute', report_count=1)
+            new.create()
+        # Deleting a service deletes its nodes; only the row cache shows it.
+        self.assert_seen_only_after_bound(
+            lambda states: self.cached_service('host1').id == new.id)
+
+    def cached_service(self, host):
+        return self.manager._snapshots[self.cell.uuid].services[host].service
+
+    def test_down_service_needs_no_refresh(self):
+        # A compute that stops reporting changes no row: the cached
+        # heartbeat ages and ComputeFilter sees it down on its own.
+        passes = compute_filter.ComputeFilter().host_passes
+        self.assertTrue(passes(self.states()['host1'], objects.RequestSpec()))
+        later = timeutils.utcnow() + datetime.timedelta(
+            seconds=CONF.service_down_time + 1)
+        self.useFixture(utils_fixture.TimeFixture(later))
+        self.assertFalse(passes(self.states()['host1'],
+                                objects.RequestSpec()))
+
+
+class RefreshTest(base.HostCacheTestCase):
+
+    def snapshot(self):
+        return self.manager._snapshots[self.cell.uuid]
+
+    def test_fresh_cache_is_reused_across_requests(self):
+        self.add_compute('host1')
+        self.states()
+        first = self.snapshot()
+        self.advance(1)
+        self.states()
+        self.assertIs(first, self.snapshot())
+
+    def test_node_known_to_placement_is_read_early(self):
+        self.add_compute('host1')
+        self.states()
+        new = self.add_compute('host2')
+        self.advance(manager_mod.UNKNOWN_NODE_MAX_AGE - 0.1)
+        self.assertEqual({}, self.states([new.uuid]))
+        self.advance(0.2)
+        self.assertEqual(['host2'], list(self.states([new.uuid])))
+
+    def test_unknown_providers_cost_one_refresh_a_second(self):
+        self.add_compute('host1')
+        self.states()
+        self.advance(manager_mod.UNKNOWN_NODE_MAX_AGE)
+        with self.count_sql() as sql:
+            for _ in range(3):
+                self.states([uuids.sharing_provider])
+        self.assertEqual(3, len(sql.queries))
+
+    def test_unchanged_rows_keep_their_templates(self):
+        compute = self.add_compute('host1')
+        other = self.add_compute('host2')
+        self.states()
+        before = dict(self.snapshot().nodes)
+        # Push host2 out of the re-read margin, then change host1 only.
+        self.flags(timestamp_margin=0, group='drs_host_cache')
+        self.advance()
+        self.states()
+        compute.vcpus_used = 3
+        compute.save()
+        self.advance()
+        self.assertEqual(3, self.states()['host1'].vcpus_used)
+        after = self.snapshot().nodes
+        self.assertIs(before[other.uuid], after[other.uuid])
+        self.assertIsNot(before[compute.uuid], after[compute.uuid])
+
+    def test_rows_read_again_in_the_margin_are_not_rebuilt(self):
+        compute = self.add_compute('host1')
+        self.states()
+        before = self.snapshot().nodes[compute.uuid]
+        self.advance()
+        self.states()
+        self.assertIs(before, self.snapshot().nodes[compute.uuid])
+
+    def test_incremental_refresh_reads_only_changed_rows(self):
+        for i in range(5):
+            self.add_compute('host%d' % i)
+        self.states()
+        self.flags(timestamp_margin=0, group='drs_host_cache')
+        self.advance()
+        self.states()
+        self.advance()
+        with self.count_sql() as sql:
+            self.states()
+        # One query each for nodes, services and instance locations.
+        self.assertEqual(3, len(sql.queries), sql.statements)
+
+    def test_invalidate_reloads_everything(self):
+        self.add_compute('host1')
+        self.states()
+        old = self.snapshot()
+        self.manager.invalidate()
+        self.states()
+        new = self.snapshot()
+        self.assertIsNot(old, new)
+        self.assertEqual(self.now, new.full_loaded_at)
+
+    def test_refresh_cells_caches_invalidates(self):
+        # SIGHUP: SchedulerManager.reset() calls refresh_cells_caches().
+        self.add_compute('host1')
+        self.states()
+        self.manager.refresh_cells_caches()
+        self.assertEqual({}, self.manager._snapshots)
+        self.assertIn('host1', self.states())
+
+    def test_full_refresh_heals_a_change_with_a_skewed_clock(self):
+        compute = self.add_compute('host1')
+        self.states()
+        # A writer whose clock is far behind stamps a row older than the
+        # incremental window: only the periodic full reload sees it.
+        skewed = timeutils.utcnow() - datetime.timedelta(hours=1)
+        self.stamp_compute(compute, vcpus_used=7, created_at=skewed,
+                           updated_at=skewed)
+        self.advance()
+        self.assertEqual(0, self.states()['host1'].vcpus_used)
+        self.flags(full_refresh_interval=60, group='drs_host_cache')
+        self.advance(60)
+        self.assertEqual(7, self.states()['host1'].vcpus_used)
+
+    def test_failed_cell_contributes_no_host_and_is_retried(self):
+        self.add_compute('host1')
+        with mock_load_failure(self.manager):
+            self.assertEqual({}, self.states())
+        self.assertIn('host1', self.states())
+
+    def test_concurrent_stale_requests_refresh_once(self):
+        self.add_compute('host1')
+        load = self.manager._load_cell
+        loads = []
+
+        def slow_load(cctxt):
+            loads.append(cctxt.cell_uuid)
+            time.sleep(0.2)
+            return load(cctxt)
+
+        self.manager._load_cell = slow_load
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(
+            sorted(self.states()))) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual([['host1']] * 3, results)
+        self.assertEqual([self.cell.uuid], loads)
+
+    def test_invalidation_during_refresh_is_not_overwritten(self):
+        self.add_compute('host1')
+        load = self.manager._load_cell
+
+        def load_then_invalidate(cctxt):
+            snap = load(cctxt)
+            self.manager.invalidate()
+            return snap
+
+        self.manager._load_cell = load_then_invalidate
+        self.assertIn('host1', self.states())
+        self.assertEqual({}, self.manager._snapshots)
+
+
+def mock_load_failure(manager):
+    return mock.patch.object(manager, '_load_cell',
+                             side_effect=exception.NovaException('down'))

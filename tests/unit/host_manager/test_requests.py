@@ -1,0 +1,183 @@
+"""What a scheduling request sees, and what it costs in SQL."""
+
+from nova import objects
+from nova.scheduler import host_manager as nova_host_manager
+from oslo_utils.fixture import uuidsentinel as uuids
+
+from tests.unit.host_manager import base
+
+
+def full_spec(**fields):
+    """A RequestSpec every default filter and weigher can read."""
+    values = dict(
+        flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
+                              ephemeral_gb=0, swap=0, extra_specs={}),
+        image=objects.ImageMeta.from_dict({'properties': {}}),
+        instance_group=None, scheduler_hints={}, force_hosts=None,
+        force_nodes=None, ignore_hosts=None, requested_destination=None,
+        numa_topology=None, availability_zone=None, project_id='p',
+        pci_requests=objects.InstancePCIRequests(requests=[]),
+        requested_resources=[], num_instances=1)
+    values.update(fields)
+    return objects.RequestSpec(**values)
+
+
+class SQLCountTest(base.HostCacheTestCase):
+    """A request that finds a fresh cache issues no SQL statement."""
+
+    def setUp(self):
+        super().setUp()
+        self.computes = [self.add_compute('host%d' % i) for i in range(4)]
+        for compute in self.computes:
+            self.add_instance(compute.host)
+
+    def schedule(self, manager):
+        """Everything HostManager does for one instance of a request."""
+        spec_obj = full_spec()
+        states = manager.get_host_states_by_uuids(
+            self.ctxt, [c.uuid for c in self.computes], spec_obj)
+        passing = manager.get_filtered_hosts(states, spec_obj)
+        weighed = manager.get_weighed_hosts(passing, spec_obj)
+        weighed[0].obj.consume_from_request(spec_obj)
+        return weighed
+
+    def test_no_sql_from_a_fresh_cache(self):
+        self.schedule(self.manager)  # loads the cache
+        self.advance(self.MAX_STALENESS - 0.1)
+        with self.count_sql() as sql:
+            weighed = self.schedule(self.manager)
+        self.assertEqual(4, len(weighed))
+        self.assertEqual([], sql.statements)
+
+    def test_no_sql_with_instance_info_pushed_by_computes(self):
+        for compute in self.computes:
+            self.manager._instance_info[compute.host] = {
+                'instances': {}, 'updated': True}
+        self.schedule(self.manager)
+        with self.count_sql() as sql:
+            self.schedule(self.manager)
+        self.assertEqual([], sql.statements)
+
+    def test_stale_cache_costs_one_read_per_cell(self):
+        self.schedule(self.manager)
+        self.advance()
+        with self.count_sql() as sql:
+            self.schedule(self.manager)
+        self.assertEqual(3, len(sql.queries), sql.queries)
+
+    def test_stock_host_manager_queries_per_request(self):
+        # The baseline this manager removes: services, nodes, and one
+        # instance query per host whose instances were not pushed.
+        stock = nova_host_manager.HostManager()
+        self.schedule(stock)
+        with self.count_sql() as sql:
+            self.schedule(stock)
+        self.assertGreaterEqual(len(sql.queries), 2 + len(self.computes))
+
+
+class InstanceInfoTest(base.HostCacheTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.add_compute('host1')
+        self.add_compute('host2')
+        self.instance = self.add_instance('host1')
+
+    def test_instances_from_rows_until_the_compute_pushes(self):
+        self.assertEqual([self.instance.uuid],
+                         list(self.states()['host1'].instances))
+        self.manager.update_instance_info(
+            self.ctxt, 'host1', objects.InstanceList(objects=[
+                objects.Instance(uuid=uuids.a),
+                objects.Instance(uuid=uuids.b)]))
+        self.assertEqual({uuids.a, uuids.b},
+                         set(self.states()['host1'].instances))
+
+    def test_re_read_for_a_compute_wins_over_older_rows(self):
+        # A compute's first instance report makes stock re-read the host:
+        # that read is newer than the cached rows and is used at once.
+        self.states()
+        new = self.add_instance('host2')
+        self.advance(1)
+        self.manager.update_instance_info(
+            self.ctxt, 'host2', objects.InstanceList(objects=[new]))
+        self.assertEqual([new.uuid], list(self.states()['host2'].instances))
+
+    def test_moved_and_deleted_instances_follow_within_the_bound(self):
+        self.states()
+        other = self.add_instance('host2')
+        self.instance.host = 'host2'
+        self.instance.save()
+        self.advance()
+        states = self.states()
+        self.assertEqual({}, states['host1'].instances)
+        self.assertEqual({self.instance.uuid, other.uuid},
+                         set(states['host2'].instances))
+        other.destroy()
+        self.advance()
+        self.assertEqual([self.instance.uuid],
+                         list(self.states()['host2'].instances))
+
+
+class RequestSemanticsTest(base.HostCacheTestCase):
+
+    NUMBER_OF_CELLS = 2
+
+    def setUp(self):
+        super().setUp()
+        self.cell2 = self.cell_mappings['cell2']
+        self.manager.refresh_cells_caches()
+        self.one = self.add_compute('host1')
+        self.two = self.add_compute('host2', cell=self.cell2)
+
+    def test_requested_cell_restricts_the_request(self):
+        destination = objects.Destination(cell=self.cell2)
+        spec_obj = objects.RequestSpec(requested_destination=destination)
+        self.assertEqual(['host2'], list(self.states(spec=spec_obj)))
+        self.assertEqual(['host1', 'host2'], sorted(self.states()))
+
+    def test_only_the_uuids_placement_returned(self):
+        self.assertEqual(['host2'], list(self.states([self.two.uuid])))
+        self.assertEqual({}, self.states([]))
+
+    def test_forced_and_ignored_hosts(self):
+        def passing(**fields):
+            spec_obj = full_spec(**fields)
+            states = self.manager.get_host_states_by_uuids(
+                self.ctxt, None, spec_obj)
+            return sorted(state.host for state in
+                          self.manager.get_filtered_hosts(states, spec_obj))
+
+        self.assertEqual(['host2'], passing(ignore_hosts=['host1']))
+        self.assertEqual(['host1'], passing(force_hosts=['host1']))
+        self.assertEqual(['host2'], passing(force_nodes=['host2']))
+
+    def test_aggregate_updates_apply_without_refresh(self):
+        self.states()
+        aggregate = objects.Aggregate(id=7, name='a', hosts=['host1'],
+                                      metadata={'k': 'v'})
+        self.manager.update_aggregates([aggregate])
+        self.assertEqual([aggregate], self.states()['host1'].aggregates)
+        self.manager.delete_aggregate(aggregate)
+        self.assertEqual([], self.states()['host1'].aggregates)
+
+    def test_compute_nodes_by_host_or_node_from_cache(self):
+        self.states()
+        with self.count_sql() as sql:
+            nodes = self.manager.get_compute_nodes_by_host_or_node(
+                self.ctxt, 'host2', None)
+            nodes_by_name = self.manager.get_compute_nodes_by_host_or_node(
+                self.ctxt, None, 'host1', cell=self.cell)
+        self.assertEqual([], sql.statements)
+        self.assertEqual([self.two.uuid], [n.uuid for n in nodes])
+        self.assertEqual([self.one.uuid], [n.uuid for n in nodes_by_name])
+
+    def test_compute_nodes_by_host_or_node_falls_back_to_the_db(self):
+        self.states()
+        self.add_compute('host3')
+        nodes = self.manager.get_compute_nodes_by_host_or_node(
+            self.ctxt, 'host3', 'host3')
+        self.assertEqual(['host3'], [n.host for n in nodes])
+        self.assertEqual(
+            [], list(self.manager.get_compute_nodes_by_host_or_node(
+                self.ctxt, 'nowhere', None)))

@@ -1,0 +1,142 @@
+"""The balanced policy: cheapest cure, no ping-pong, CPU and RAM."""
+
+import testtools
+
+from nova_drs_scheduler.rebalance import planner
+from tests.unit.rebalance import helpers as h
+
+
+def plan(hosts, instances, candidates=h.allow_all, **config):
+    return planner.plan(h.snapshot(hosts, instances, **config), candidates)
+
+
+class BalancedChoiceTest(testtools.TestCase):
+
+    def test_margin_refuses_a_destination_that_would_end_near_threshold(self):
+        # 'near' ends at 60 + 20 = 80% > 80 - 10: refused; 'far' 75%... also
+        # refused; only 'cold' (50 -> 70%) keeps the margin.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('near', 60.0),
+                 h.host('far', 55.0), h.host('cold', 50.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 2.0)])
+        self.assertEqual('cold', result.moves[0].destination)
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual({'near': 'margin', 'far': 'margin'}, rejected)
+        self.assertIn('projected cpu 80.0%', {
+            r.subject: r.detail for r in result.moves[0].rejected}['near'])
+
+    def test_no_destination_within_margin_means_no_move(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('b', 65.0),
+                 h.host('c', 69.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 2.0)])
+        self.assertEqual((), result.moves)
+        self.assertIn('2x margin', result.notes[0])
+        self.assertIn('host hot: violated, no move', result.notes[0])
+
+    def test_margin_is_against_the_destination_own_threshold(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('strict', 30.0, cpu_threshold=40.0),
+                 h.host('loose', 45.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        # strict would be 40% > 40 - 10 even though it is less loaded.
+        self.assertEqual('loose', result.moves[0].destination)
+
+    def test_min_improvement_refuses_tiny_moves(self):
+        # Moving 0.2 core off 10 vCPUs lowers the source by 2 points.
+        hosts = [h.host('hot', 81.0, counter=3), h.host('cold', 10.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.2)],
+                      min_improvement=5.0)
+        self.assertEqual((), result.moves)
+        self.assertIn('instance i1: 1x min-improvement', result.notes[0])
+        result = plan(hosts, [h.instance('i1', 'hot', 0.2)],
+                      min_improvement=2.0)
+        self.assertAlmostEqual(2.0, result.moves[0].expected['improvement'])
+
+    def test_min_improvement_counts_the_destination_peak(self):
+        # 2 cores leave 'hot' (85 -> 65%, a 20-point drop) but land on a
+        # 4-vCPU host that ends at 18 + 50 = 68%: the worst of the pair
+        # only drops from 5 to -12 points over threshold, 17 points.
+        hosts = [h.host('hot', 85.0, counter=3),
+                 h.host('small', 18.0, vcpus=4)]
+        result = plan(hosts, [h.instance('i1', 'hot', 2.0)],
+                      min_improvement=18.0)
+        self.assertEqual((), result.moves)
+        self.assertIn('min-improvement', result.notes[0])
+        result = plan(hosts, [h.instance('i1', 'hot', 2.0)],
+                      min_improvement=17.0)
+        self.assertAlmostEqual(17.0, result.moves[0].expected['improvement'])
+
+    def test_cheapest_ram_among_instances_that_cure(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('cold', 10.0)]
+        instances = [h.instance('big', 'hot', 3.0, memory_mb=4000),
+                     h.instance('small', 'hot', 3.0, memory_mb=1000),
+                     h.instance('tiny-cpu', 'hot', 0.5, memory_mb=500)]
+        result = plan(hosts, instances)
+        move = result.moves[0]
+        # tiny-cpu is cheapest but does not cure (95 -> 90%); small and big
+        # both bring the host to 65% (cured with margin): small is cheaper.
+        self.assertEqual('small', move.instance)
+        self.assertIn('cures the host with margin', move.reason)
+        self.assertEqual('small', move.alternatives[0]['instance'])
+
+    def test_curing_with_margin_beats_a_cheaper_bare_cure(self):
+        hosts = [h.host('hot', 90.0, counter=3), h.host('cold', 10.0)]
+        instances = [h.instance('bare', 'hot', 1.5, memory_mb=1000),
+                     h.instance('margin', 'hot', 2.5, memory_mb=2000)]
+        result = plan(hosts, instances)
+        # bare: 90 -> 75% (under 80, not under 70); margin: -> 65%.
+        self.assertEqual('margin', result.moves[0].instance)
+
+    def test_partial_cure_when_no_single_move_cures(self):
+        hosts = [h.host('hot', 99.0, counter=3), h.host('cold', 0.0)]
+        instances = [h.instance('a', 'hot', 0.6), h.instance('b', 'hot', 1.0),
+                     h.instance('c', 'hot', 0.8)]
+        result = plan(hosts, instances)
+        self.assertEqual('b', result.moves[0].instance)
+        self.assertIn('partial', result.moves[0].reason)
+
+    def test_ram_violation_is_relieved_by_moving_memory(self):
+        hosts = [h.host('hot', 40.0, 96.0, counter=3),
+                 h.host('cold', 40.0, 30.0)]
+        instances = [h.instance('cpu-heavy', 'hot', 3.0, memory_mb=200),
+                     h.instance('ram-heavy', 'hot', 0.2, memory_mb=2000)]
+        result = plan(hosts, instances)
+        move = result.moves[0]
+        self.assertEqual('ram-heavy', move.instance)
+        self.assertAlmostEqual(76.0, move.expected['source_ram'])
+        self.assertAlmostEqual(50.0, move.expected['destination_ram'])
+
+    def test_destination_ram_margin_counts_as_much_as_cpu(self):
+        hosts = [h.host('hot', 95.0, 50.0, counter=3),
+                 h.host('idle-cpu-full-ram', 5.0, 79.0),
+                 h.host('busier', 40.0, 20.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 2.0, memory_mb=500)])
+        # The idle host would end at 84% RAM > 90 - 10.
+        self.assertEqual('busier', result.moves[0].destination)
+
+    def test_destination_is_the_least_pressured_after_the_move(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('a', 30.0),
+                 h.host('b', 20.0, vcpus=4), h.host('c', 25.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        # +1 core: a 40%, b 45% (4 vCPUs), c 35%.
+        self.assertEqual('c', result.moves[0].destination)
+
+    def test_keeps_moving_until_cured_within_limits(self):
+        hosts = [h.host('hot', 99.0, counter=3), h.host('a', 0.0),
+                 h.host('b', 0.0)]
+        instances = [h.instance(f'i{n}', 'hot', 1.0) for n in range(5)]
+        result = plan(hosts, instances, max_concurrent_migrations_per_host=2,
+                      max_migrations_per_period=5)
+        # 99 -> 89 -> 79: two moves cure it, the second to the other host
+        # since the first destination's projection went up.
+        self.assertEqual(2, len(result.moves))
+        self.assertEqual({'a', 'b'}, {m.destination for m in result.moves})
+
+    def test_stops_when_source_reaches_its_limit(self):
+        hosts = [h.host('hot', 99.0, counter=3), h.host('a', 0.0),
+                 h.host('b', 0.0)]
+        instances = [h.instance(f'i{n}', 'hot', 1.0) for n in range(5)]
+        result = plan(hosts, instances)
+        self.assertEqual(1, len(result.moves))
+        self.assertIn('still projected over after 1 move(s)',
+                      result.notes[0])
+        self.assertIn('limit:per-host', result.notes[0])

@@ -1,0 +1,238 @@
+"""Rails every policy gets: eligibility, limits, pools, records."""
+
+import json
+
+import testscenarios
+import testtools
+
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import planner
+from tests.unit.rebalance import helpers as h
+
+load_tests = testscenarios.load_tests_apply_scenarios
+
+POLICIES = [('seed', {'policy': 'seed'}), ('balanced', {'policy': 'balanced'})]
+
+
+class RailsTest(testtools.TestCase):
+
+    scenarios = POLICIES
+
+    def plan(self, hosts, instances, candidates=h.allow_all, **kwargs):
+        config = {'policy': self.policy, **kwargs}
+        return planner.plan(h.snapshot(hosts, instances, **config),
+                            candidates)
+
+    def test_ineligible_destinations_are_rejected_by_rule(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('also-hot', 92.0, counter=6),
+                 h.host('disabled', 0.0, schedulable=False),
+                 h.host('opted-out', 0.0, excluded=True),
+                 h.host('stale', None),
+                 h.host('ok', 30.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0),
+                                   h.instance('i2', 'also-hot', 1.0)],
+                           max_concurrent_migrations_per_host=2)
+        self.assertEqual({'ok'}, {m.destination for m in result.moves})
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual('not-schedulable', rejected['disabled'])
+        self.assertEqual('excluded', rejected['opted-out'])
+        self.assertEqual('stale-metrics', rejected['stale'])
+        self.assertEqual('violated', rejected['also-hot'])
+
+    def test_stale_and_excluded_hosts_are_not_judged(self):
+        hosts = [h.host('stale', None, counter=3),
+                 h.host('out', 99.0, counter=3, excluded=True),
+                 h.host('ok', 10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'stale', 1.0),
+                                   h.instance('i2', 'out', 1.0)])
+        self.assertEqual((), result.moves)
+        verdicts = {v.host: v for v in result.hosts}
+        self.assertFalse(verdicts['stale'].violated)
+        self.assertIn('not judged', verdicts['stale'].reason)
+        self.assertFalse(verdicts['out'].violated)
+        self.assertIn('opted out', verdicts['out'].reason)
+
+    def test_host_without_capacity_is_neither_judged_nor_chosen(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('broken', 0.0, vcpus=0),
+                 h.host('broken-hot', 99.0, counter=3, memory_mb=0),
+                 h.host('ok', 10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0),
+                                   h.instance('i2', 'broken-hot', 1.0)])
+        self.assertEqual([('i1', 'ok')],
+                         [(m.instance, m.destination) for m in result.moves])
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual('no-capacity', rejected['broken'])
+
+    def test_counter_not_at_a_multiple_is_not_violated(self):
+        hosts = [h.host('hot', 95.0, counter=4), h.host('ok', 10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        self.assertEqual((), result.moves)
+        verdict = result.hosts[0]
+        self.assertIn('over for 4 periods', verdict.reason)
+        self.assertIn('not violated until 6', verdict.reason)
+        self.assertEqual(80.0, verdict.cpu_threshold)
+
+    def test_blocked_instances_never_move(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0)]
+        instances = [h.instance('i1', 'hot', 1.0, blocked='cooldown'),
+                     h.instance('i2', 'hot', 2.0, blocked='opt-out')]
+        result = self.plan(hosts, instances)
+        self.assertEqual((), result.moves)
+        self.assertIn('no movable instance', result.notes[0])
+        self.assertIn('1x cooldown', result.notes[0])
+        self.assertIn('1x opt-out', result.notes[0])
+
+    def test_limit_per_period(self):
+        hosts = [h.host(f'hot{n}', 95.0, counter=3) for n in range(3)]
+        hosts += [h.host(f'ok{n}', 0.0) for n in range(3)]
+        instances = [h.instance(f'i{n}', f'hot{n}', 2.0) for n in range(3)]
+        result = self.plan(hosts, instances, max_migrations_per_period=2)
+        self.assertEqual(2, len(result.moves))
+        self.assertIn('limit:per-period', result.notes[0])
+
+    def test_limit_total_counts_inflight(self):
+        hosts = [h.host(f'hot{n}', 95.0, counter=3) for n in range(3)]
+        hosts += [h.host(f'ok{n}', 0.0) for n in range(3)]
+        instances = [h.instance(f'i{n}', f'hot{n}', 2.0) for n in range(3)]
+        result = self.plan(hosts, instances, inflight_total=3,
+                           max_concurrent_migrations=4,
+                           max_migrations_per_period=3)
+        self.assertEqual(1, len(result.moves))
+        self.assertIn('limit:total', result.notes[0])
+
+    def test_limit_per_host_at_source_and_destination(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('busy-src', 96.0, counter=3),
+                 h.host('busy-dst', 0.0), h.host('ok', 30.0)]
+        instances = [h.instance('i1', 'hot', 1.0),
+                     h.instance('i2', 'busy-src', 1.0)]
+        result = self.plan(hosts, instances,
+                           inflight_by_host={'busy-src': 1, 'busy-dst': 1})
+        self.assertEqual([('i1', 'ok')],
+                         [(m.instance, m.destination) for m in result.moves])
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual('limit:per-host', rejected['busy-dst'])
+        self.assertIn('host busy-src: violated, no move: limit:per-host',
+                      result.notes)
+
+    def test_planned_moves_are_projected_for_later_ones(self):
+        # One cold host with room for one instance only (margin for
+        # balanced); the seed, blind to margins, still sees it fuller.
+        hosts = [h.host('hot1', 95.0, counter=3),
+                 h.host('hot2', 94.0, counter=3),
+                 h.host('cold', 0.0), h.host('warm', 20.0)]
+        instances = [h.instance('a', 'hot1', 3.0),
+                     h.instance('b', 'hot2', 3.0)]
+        result = self.plan(hosts, instances,
+                           max_concurrent_migrations_per_host=2)
+        self.assertEqual([('a', 'cold'), ('b', 'warm')],
+                         [(m.instance, m.destination) for m in result.moves])
+
+    def test_filter_rejections_are_recorded(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0),
+                 h.host('full', 0.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=h.allow_except({'full': 'RamFilter'}))
+        self.assertEqual('ok', result.moves[0].destination)
+        self.assertIn(model.Rejection('full', 'RamFilter'),
+                      result.moves[0].rejected)
+
+    def test_unknown_allowed_host_is_refused(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0)]
+
+        def candidates(instance, snap):
+            return model.Candidates(allowed=['ghost', 'ok'])
+
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=candidates)
+        self.assertEqual('ok', result.moves[0].destination)
+        self.assertIn(model.Rejection('ghost', 'unknown-host'),
+                      result.moves[0].rejected)
+
+    def test_candidates_is_never_called_when_no_host_can_take_it(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('other', 99.0, counter=3)]
+        calls = []
+
+        def candidates(instance, snap):
+            calls.append(instance.uuid)
+            return h.allow_all(instance, snap)
+
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=candidates)
+        self.assertEqual([], calls)
+        self.assertIn('host hot: violated, no move: instance i1: '
+                      '1x violated', result.notes)
+
+    def test_worst_host_first_when_only_one_move_is_allowed(self):
+        hosts = [h.host('a-hot', 85.0, counter=3),
+                 h.host('z-hotter', 99.0, counter=3), h.host('ok', 0.0)]
+        instances = [h.instance('i1', 'a-hot', 1.0),
+                     h.instance('i2', 'z-hotter', 2.0)]
+        result = self.plan(hosts, instances, max_migrations_per_period=1)
+        self.assertEqual('z-hotter', result.moves[0].source)
+
+    def test_plan_is_one_json_line(self):
+        hosts = [h.host('hot', 95.0, 50.0, counter=3, window=(94.0, 96.0)),
+                 h.host('ok', 10.0, 20.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        line = result.to_json()
+        self.assertNotIn('\n', line)
+        data = json.loads(line)
+        self.assertEqual(self.policy, data['policy'])
+        self.assertEqual('i1', data['moves'][0]['instance'])
+        self.assertEqual([94.0, 96.0], data['hosts'][0]['window'])
+        self.assertIn('violated', data['moves'][0]['reason'])
+
+
+class PoolTest(testtools.TestCase):
+
+    scenarios = POLICIES
+
+    def plan(self, hosts, instances, **kwargs):
+        config = {'policy': self.policy, 'mode': 'aggregate', **kwargs}
+        return planner.plan(h.snapshot(hosts, instances, **config),
+                            h.allow_all)
+
+    def hosts(self):
+        return [h.host('hot', 95.0, counter=3, pool='A'),
+                h.host('same-pool', 40.0, pool='A'),
+                h.host('other-pool', 0.0, pool='B'),
+                h.host('loose', 0.0),
+                h.host('loose-hot', 95.0, counter=3)]
+
+    def instances(self):
+        return [h.instance('i1', 'hot', 1.0),
+                h.instance('i2', 'loose-hot', 1.0)]
+
+    def test_moves_stay_in_the_pool(self):
+        result = self.plan(self.hosts(), self.instances())
+        self.assertEqual([('i1', 'same-pool')],
+                         [(m.instance, m.destination) for m in result.moves])
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual('pool', rejected['other-pool'])
+        self.assertEqual('unaggregated', rejected['loose'])
+
+    def test_unaggregated_ignored_hosts_are_not_judged(self):
+        result = self.plan(self.hosts(), self.instances())
+        verdict = {v.host: v for v in result.hosts}['loose-hot']
+        self.assertFalse(verdict.violated)
+        self.assertIn('unaggregated_hosts=ignore', verdict.reason)
+
+    def test_unaggregated_hosts_form_their_own_pool(self):
+        result = self.plan(self.hosts(), self.instances(),
+                           unaggregated_hosts='pool',
+                           max_concurrent_migrations_per_host=2)
+        self.assertEqual([('i1', 'same-pool'), ('i2', 'loose')],
+                         sorted((m.instance, m.destination)
+                                for m in result.moves))
+
+    def test_global_mode_ignores_pools(self):
+        result = planner.plan(
+            h.snapshot(self.hosts(), self.instances(), policy=self.policy,
+                       max_concurrent_migrations_per_host=2), h.allow_all)
+        destinations = {m.destination for m in result.moves}
+        self.assertTrue(destinations <= {'other-pool', 'loose'})
+        self.assertEqual(2, len(result.moves))

@@ -1,0 +1,72 @@
+"""Watcher's strategies on the modelled cluster (``tox -e watcher``).
+
+Skipped where python-watcher is not installed: Nova's test environment
+cannot hold it.
+"""
+
+import functools
+import importlib.util
+
+import testtools
+
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.simulate import cluster
+from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import strategies
+from nova_drs_scheduler.simulate import traces
+from nova_drs_scheduler.simulate import watcher_adapter
+
+HAVE_WATCHER = importlib.util.find_spec('watcher') is not None
+CONFIG = model.PlannerConfig()
+
+
+class MissingTest(testtools.TestCase):
+
+    @testtools.skipIf(HAVE_WATCHER, 'python-watcher is installed')
+    def test_missing_watcher_says_where_to_run(self):
+        error = self.assertRaises(watcher_adapter.WatcherMissingError,
+                                  strategies.build,
+                                  'watcher_workload_balance', CONFIG, 1, {})
+        self.assertIn('tox -e watcher', str(error))
+
+
+@testtools.skipUnless(HAVE_WATCHER, 'python-watcher is not installed')
+class WatcherTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # host-0 runs vm0 and vm3 at 90 % of 2 vCPUs each: 90 % of 4 CPUs.
+        columns = ([90.0] * 4, [10.0] * 4, [10.0] * 4, [90.0] * 4)
+        self.trace = traces.Trace(('vm0', 'vm1', 'vm2', 'vm3'),
+                                  tuple(zip(*columns, strict=True)), 60)
+        flavor = cluster.Flavor('f', 2, 1024)
+        self.vms = cluster.assign_flavors(self.trace.names, (flavor,), 0)
+        self.spec = cluster.ClusterSpec(hosts=3, host_vcpus=4,
+                                        host_memory_mb=8192,
+                                        cpu_allocation_ratio=2.0)
+        self.settings = engine.Settings(
+            CONFIG, functools.partial(metrics.MetricsWindows, 3, 3, 180,
+                                      80.0, 90.0))
+
+    def _run(self, name, parameters):
+        strategy = strategies.build(f'watcher_{name}', CONFIG, 1,
+                                    {name: parameters})
+        return engine.run(self.trace, self.vms, self.spec, strategy,
+                          self.settings).card
+
+    def test_workload_balance_relieves_the_hot_host_at_once(self):
+        card = self._run('workload_balance', {'threshold': 80.0})
+        self.assertEqual([1, 0, 0, 0], card.overloaded_series)
+        self.assertEqual(1, card.migrations)
+        self.assertEqual(4, len(card.plan_seconds))
+
+    def test_workload_balance_default_threshold_finds_no_target(self):
+        # 25 %: the two idle hosts are at 5 %, but after the move 50 %.
+        card = self._run('workload_balance', {})
+        self.assertEqual(0, card.migrations)
+
+    def test_workload_stabilization_runs_with_its_defaults(self):
+        card = self._run('workload_stabilization', {})
+        self.assertEqual(0, card.overloaded_series[-1])
+        self.assertLessEqual(1, card.migrations)

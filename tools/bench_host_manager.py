@@ -1,0 +1,517 @@
+#!/usr/bin/env python3
+"""Benchmark: stock Nova HostManager against CachingHostManager.
+
+Builds, per N, a real Nova API and cell database with N compute nodes, their
+nova-compute services, host mappings and instances, plus an in-process
+placement with one provider per node, then times side by side, in one
+process:
+
+1. host-state retrieval (``get_host_states_by_uuids``) for one request;
+2. filtering and weighing those host states (Nova's default filters and
+   weighers);
+3. a whole ``SchedulerManager.select_destinations`` with placement, and the
+   same minus the time spent inside placement calls.
+
+Our manager is measured on a fresh cache (the steady state), and once on
+the request that pays an incremental refresh. Usage::
+
+    tools/bench_host_manager.py --nodes 100 1000 5000
+    tools/bench_host_manager.py --db mysql+pymysql://root@127.0.0.1:3307
+"""
+
+# Nova must be monkey patched before anything imports eventlet or futurist.
+from nova import monkey_patch ; monkey_patch.patch()  # noqa: E702,I001
+
+import argparse  # noqa: E402
+import collections  # noqa: E402
+import contextlib  # noqa: E402
+import datetime  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import unittest.mock  # noqa: E402
+
+import os_traits  # noqa: E402
+import sqlalchemy as sa  # noqa: E402
+import tabulate  # noqa: E402
+from nova import config  # noqa: E402
+from nova import context as nova_context  # noqa: E402
+from nova import objects  # noqa: E402
+from nova import rpc  # noqa: E402
+from nova.db import migration  # noqa: E402
+from nova.db.api import models as api_models  # noqa: E402
+from nova.db.main import models  # noqa: E402
+from nova.scheduler import host_manager as nova_host_manager  # noqa: E402
+from nova.scheduler import manager as scheduler_manager  # noqa: E402
+from nova.scheduler.client import report  # noqa: E402
+from nova.tests import fixtures as nova_fixtures  # noqa: E402
+from nova.tests.functional import fixtures as func_fixtures  # noqa: E402
+from oslo_serialization import jsonutils  # noqa: E402
+from oslo_utils import timeutils  # noqa: E402
+from oslo_utils import uuidutils  # noqa: E402
+
+import nova_drs_scheduler.conf  # noqa: E402
+from nova_drs_scheduler.host_manager import CachingHostManager  # noqa: E402
+
+CONF = nova_drs_scheduler.conf.CONF
+REPEATS = {100: 21, 1000: 11, 5000: 5, 10000: 3}
+#: Instance info not pushed by computes costs stock one query per host;
+#: measured only where it stays affordable.
+UNSYNCED_MAX_NODES = 1000
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--nodes', type=int, nargs='+',
+                        default=[100, 1000, 5000])
+    parser.add_argument('--instances-per-host', type=int, default=15)
+    parser.add_argument('--db', default=None,
+                        help='SQLAlchemy URL of a server without database '
+                             'name, e.g. mysql+pymysql://root@127.0.0.1:3307'
+                             '; SQLite files in a temp dir by default.')
+    return parser.parse_args()
+
+
+# Database.
+
+def database_url(base, workdir, name):
+    """URL of a new, empty database called ``name``."""
+    if base is None:
+        return f'sqlite:///{workdir}/{name}.db'
+    engine = sa.create_engine(base)
+    with engine.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS {name}'))
+        conn.execute(sa.text(f'CREATE DATABASE {name}'))
+    engine.dispose()
+    return f'{base.rstrip("/")}/{name}'
+
+
+def configure(base, workdir):
+    """Nova's config: the API database, a main one it insists on, fake
+    messaging and no notifications."""
+    CONF.set_override('connection', database_url(base, workdir, 'bench_api'),
+                      group='api_database')
+    CONF.set_override('connection', database_url(base, workdir, 'bench_main'),
+                      group='database')
+    # parse_args wires Nova's database engines to the options above and
+    # registers the messaging options set below.
+    config.parse_args([], default_config_files=[])
+    # No compute heartbeats here: keep the rows' services up all run long.
+    CONF.set_override('service_down_time', 86400)
+    CONF.set_override('transport_url', 'fake:/')
+    CONF.set_override('driver', ['noop'],
+                      group='oslo_messaging_notifications')
+    objects.register_all()
+    rpc.init(CONF)
+    migration.db_sync(database='api')
+    migration.db_sync(database='main')
+
+
+def create_cell(ctxt, base, workdir, size):
+    """A migrated cell database for one N, mapped as the only cell."""
+    cell_url = database_url(base, workdir, f'bench_cell_{size}')
+    cell = objects.CellMapping(ctxt, uuid=uuidutils.generate_uuid(),
+                               name=f'cell-{size}', transport_url='fake:/',
+                               database_connection=cell_url)
+    cell.create()
+    with nova_context.target_cell(ctxt, cell) as cctxt:
+        migration.db_sync(database='main', context=cctxt)
+    return cell
+
+
+def drop_cell(cell):
+    """Unmap a cell so that the next N's managers see only their own."""
+    engine = sa.create_engine(CONF.api_database.connection)
+    with engine.begin() as conn:
+        for table in (api_models.HostMapping.__table__,
+                      api_models.CellMapping.__table__):
+            column = table.c.cell_id if 'cell_id' in table.c else table.c.id
+            conn.execute(table.delete().where(column == cell.id))
+    engine.dispose()
+
+
+def template_rows(ctxt, cell_url):
+    """One service, compute node and instance created through Nova's
+    objects, read back as rows to copy N times."""
+    compute_numa = objects.NUMATopology(cells=[objects.NUMACell(
+        id=cell, cpuset=set(range(cell * 32, cell * 32 + 32)),
+        pcpuset=set(), memory=128 * 1024, cpu_usage=0, memory_usage=0,
+        siblings=[], pinned_cpus=set(), socket=cell,
+        mempages=[objects.NUMAPagesTopology(size_kb=4, total=33554432,
+                                            used=0)],
+        network_metadata=objects.NetworkMetadata(physnets=set(),
+                                                 tunneled=False))
+        for cell in range(2)])
+    metrics = objects.MonitorMetricList(objects=[objects.MonitorMetric(
+        name='cpu.percent', value=0.3, source='virt',
+        timestamp=timeutils.utcnow())])
+    service = objects.Service(ctxt, host='template', binary='nova-compute',
+                              topic='compute', report_count=1)
+    service.create()
+    compute = objects.ComputeNode(
+        ctxt, uuid=uuidutils.generate_uuid(), host='template',
+        hypervisor_hostname='template', service_id=service.id, vcpus=64,
+        vcpus_used=30, memory_mb=256 * 1024, memory_mb_used=120 * 1024,
+        free_ram_mb=136 * 1024, local_gb=2000, local_gb_used=300,
+        free_disk_gb=1700, disk_available_least=1600,
+        hypervisor_type='QEMU', hypervisor_version=8002000,
+        current_workload=0, running_vms=15,
+        cpu_info=jsonutils.dumps({'arch': 'x86_64', 'model': 'Icelake',
+                                  'vendor': 'Intel',
+                                  'features': ['avx2', 'vmx', 'aes']}),
+        host_ip='192.0.2.1',
+        supported_hv_specs=[objects.HVSpec(arch='x86_64', hv_type='kvm',
+                                           vm_mode='hvm')],
+        stats={'num_instances': '15', 'io_workload': '0',
+               'num_vm_active': '15', 'num_proj_p': '15',
+               'failed_builds': '0'},
+        metrics=jsonutils.dumps(metrics.to_list()),
+        numa_topology=compute_numa._to_json(),
+        pci_device_pools=objects.PciDevicePoolList(objects=[]),
+        cpu_allocation_ratio=4.0, ram_allocation_ratio=1.0,
+        disk_allocation_ratio=1.0)
+    compute.create()
+    instance = objects.Instance(ctxt, uuid=uuidutils.generate_uuid(),
+                                host='template', project_id='p',
+                                user_id='u', vm_state='active')
+    instance.create()
+    engine = sa.create_engine(cell_url)
+    rows = {}
+    with engine.begin() as conn:
+        for table, row_id in ((models.Instance.__table__, instance.id),
+                              (models.ComputeNode.__table__, compute.id),
+                              (models.Service.__table__, service.id)):
+            row = conn.execute(table.select().where(
+                table.c.id == row_id)).mappings().one()
+            rows[table.name] = {k: v for k, v in row.items() if k != 'id'}
+            # Soft-delete, as Nova does: other tables may point at the row.
+            conn.execute(table.update().where(table.c.id == row_id).values(
+                deleted=row_id, deleted_at=timeutils.utcnow()))
+    engine.dispose()
+    return rows
+
+
+def populate(ctxt, cell, cell_url, size, per_host):
+    """N hosts: service, compute node, host mapping, instances."""
+    rows = template_rows(ctxt, cell_url)
+    hosts = [f'compute-{i:05d}' for i in range(size)]
+    nodes = {}
+    engine = sa.create_engine(cell_url)
+    with engine.begin() as conn:
+        conn.execute(models.Service.__table__.insert(), [
+            dict(rows['services'], host=host, uuid=uuidutils.generate_uuid())
+            for host in hosts])
+        service_ids = dict(conn.execute(sa.select(
+            models.Service.__table__.c.host,
+            models.Service.__table__.c.id)).all())
+        for host in hosts:
+            nodes[host] = uuidutils.generate_uuid()
+        conn.execute(models.ComputeNode.__table__.insert(), [
+            dict(rows['compute_nodes'], host=host, hypervisor_hostname=host,
+                 uuid=nodes[host], service_id=service_ids[host])
+            for host in hosts])
+        conn.execute(models.Instance.__table__.insert(), [
+            dict(rows['instances'], host=host, node=host,
+                 uuid=uuidutils.generate_uuid())
+            for host in hosts for _ in range(per_host)])
+        instances = conn.execute(sa.select(
+            models.Instance.__table__.c.host,
+            models.Instance.__table__.c.uuid).where(
+                models.Instance.__table__.c.deleted == 0)).all()
+    engine.dispose()
+    api_engine = sa.create_engine(CONF.api_database.connection)
+    with api_engine.begin() as conn:
+        conn.execute(api_models.HostMapping.__table__.insert(), [
+            {'host': host, 'cell_id': cell.id} for host in hosts])
+    api_engine.dispose()
+    pushed = {}
+    for host, uuid in instances:
+        pushed.setdefault(host, {})[uuid] = objects.Instance(uuid=uuid)
+    return nodes, pushed
+
+
+def populate_placement(placement, nodes):
+    inventories = {
+        'VCPU': {'total': 64, 'allocation_ratio': 4.0},
+        'MEMORY_MB': {'total': 256 * 1024, 'allocation_ratio': 1.0},
+        'DISK_GB': {'total': 2000, 'allocation_ratio': 1.0},
+    }
+    for host, uuid in nodes.items():
+        placement.post('/resource_providers', {'uuid': uuid, 'name': host},
+                       version='1.20')
+        placement.put(f'/resource_providers/{uuid}/inventories',
+                      {'resource_provider_generation': 0,
+                       'inventories': inventories})
+        placement.put(f'/resource_providers/{uuid}/traits',
+                      {'resource_provider_generation': 1,
+                       'traits': [os_traits.OWNER_NOVA]}, version='1.6')
+
+
+# Requests.
+
+def request_spec(ctxt):
+    flavor = objects.Flavor(id=1, flavorid='small', name='small', vcpus=2,
+                            memory_mb=2048, root_gb=20, ephemeral_gb=0,
+                            swap=0, extra_specs={})
+    image = objects.ImageMeta.from_dict({
+        'id': uuidutils.generate_uuid(), 'name': 'cirros',
+        'disk_format': 'qcow2', 'container_format': 'bare',
+        'properties': {}})
+    return objects.RequestSpec(
+        ctxt, instance_uuid=uuidutils.generate_uuid(), flavor=flavor,
+        image=image, num_instances=1, project_id='p', user_id='u',
+        ignore_hosts=None, force_hosts=None, force_nodes=None,
+        requested_destination=None, scheduler_hints={},
+        instance_group=None, numa_topology=None,
+        pci_requests=objects.InstancePCIRequests(requests=[]),
+        availability_zone=None, is_bfv=False, requested_resources=[],
+        request_level_params=objects.RequestLevelParams(),
+        network_metadata=objects.NetworkMetadata(physnets=set(),
+                                                 tunneled=False),
+        security_groups=objects.SecurityGroupList(objects=[]),
+        retry=None, limits=None)
+
+
+class PlacementClock:
+    """Accumulates the time spent inside placement calls."""
+
+    CALLS = ('get_allocation_candidates', 'claim_resources')
+
+    def __init__(self):
+        self.spent = 0.0
+
+    @contextlib.contextmanager
+    def installed(self):
+        with contextlib.ExitStack() as stack:
+            for name in self.CALLS:
+                original = getattr(report.SchedulerReportClient, name)
+                stack.enter_context(unittest.mock.patch.object(
+                    report.SchedulerReportClient, name,
+                    self._timed(original)))
+            yield self
+
+    def _timed(self, original):
+        def timed(client, *args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(client, *args, **kwargs)
+            finally:
+                self.spent += time.perf_counter() - start
+        return timed
+
+
+def median_ms(samples):
+    return statistics.median(samples) * 1000.0
+
+
+def elapsed(fn, *args, **kwargs):
+    """Seconds ``fn(*args, **kwargs)`` took."""
+    start = time.perf_counter()
+    fn(*args, **kwargs)
+    return time.perf_counter() - start
+
+
+def filter_and_weigh(manager, hosts, spec):
+    return manager.get_weighed_hosts(
+        manager.get_filtered_hosts(hosts, spec), spec)
+
+
+def make_scheduler(host_manager, pushed):
+    host_manager._instance_info = {
+        host: {'instances': dict(instances), 'updated': True}
+        for host, instances in pushed.items()}
+    scheduler = scheduler_manager.SchedulerManager()
+    scheduler.host_manager = host_manager
+    return scheduler
+
+
+def measure(ctxt, schedulers, nodes, placement, repeats):
+    """``{name: {measure: median ms}}`` for each scheduler.
+
+    Samples of the schedulers alternate, so that load from other processes
+    on the machine weighs on all of them alike.
+    """
+    uuids = list(nodes.values())
+    spec = request_spec(ctxt)
+    samples = {name: collections.defaultdict(list) for name in schedulers}
+
+    def states(scheduler):
+        return list(scheduler.host_manager.get_host_states_by_uuids(
+            ctxt, uuids, spec))
+
+    # Warm up: loads our cache, imports, lazy filter objects.
+    hosts = {name: states(s) for name, s in schedulers.items()}
+    for _ in range(repeats):
+        for name, scheduler in schedulers.items():
+            samples[name]['states'].append(elapsed(states, scheduler))
+            samples[name]['filter_weigh'].append(elapsed(
+                filter_and_weigh, scheduler.host_manager, hosts[name], spec))
+
+    clock = PlacementClock()
+    with clock.installed():
+        # The first round warms the placement client up; it is dropped.
+        for round_ in range(repeats + 1):
+            for name, scheduler in schedulers.items():
+                spec = request_spec(ctxt)
+                clock.spent = 0.0
+                total = elapsed(
+                    scheduler.select_destinations, ctxt, spec_obj=spec,
+                    instance_uuids=[spec.instance_uuid], return_objects=True,
+                    return_alternates=True)
+                placement.delete(f'/allocations/{spec.instance_uuid}')
+                if round_:
+                    samples[name]['select'].append(total)
+                    samples[name]['select_own'].append(total - clock.spent)
+    return {name: {key: median_ms(values) for key, values in result.items()}
+            for name, result in samples.items()}
+
+
+def measure_refresh(ctxt, manager, nodes, cell_url, repeats):
+    """Median (ms) of the request that pays an incremental refresh, and the
+    number of rows changed before each.
+
+    Before each sample, the rows a real cloud changes in ``max_staleness``
+    seconds are stamped, in rotation: every service heartbeats each
+    ``report_interval`` and every node reports each minute. Rows stamped by
+    earlier samples are read again, unchanged, as the timestamp margin
+    makes a real refresh do.
+    """
+    staleness = CONF.drs_host_cache.max_staleness
+    size = len(nodes)
+    batches = {
+        models.Service.__table__: min(size, int(
+            size * staleness / CONF.report_interval) + 1),
+        models.ComputeNode.__table__: int(size * staleness / 60) + 1,
+    }
+    uuids = list(nodes.values())
+    spec = request_spec(ctxt)
+    engine = sa.create_engine(cell_url)
+    samples = []
+    offset = 0.0
+    for sample in range(repeats):
+        now = timeutils.utcnow()
+        with engine.begin() as conn:
+            for table, batch in batches.items():
+                first = sample * batch % size
+                ids = [(first + i) % size + 1 for i in range(batch)]
+                values = {'updated_at': now}
+                if table is models.Service.__table__:
+                    values['last_seen_up'] = now
+                conn.execute(table.update().where(
+                    table.c.id.in_(ids)).values(**values))
+        offset += staleness + 1
+        manager.clock = lambda offset=offset: time.monotonic() + offset
+        samples.append(elapsed(lambda: list(
+            manager.get_host_states_by_uuids(ctxt, uuids, spec))))
+    engine.dispose()
+    return median_ms(samples), sum(batches.values())
+
+
+def measure_unsynced(ctxt, nodes, repeats):
+    """Stock host states when computes have not pushed instance info."""
+    manager = nova_host_manager.HostManager()
+    uuids = list(nodes.values())
+    spec = request_spec(ctxt)
+    return median_ms([elapsed(lambda: list(manager.get_host_states_by_uuids(
+        ctxt, uuids, spec))) for _ in range(repeats)])
+
+
+def run_size(args, workdir, size):
+    ctxt = nova_context.get_admin_context()
+    cell = create_cell(ctxt, args.db, workdir, size)
+    cell_url = cell.database_connection
+    started = time.perf_counter()
+    with nova_context.target_cell(ctxt, cell) as cctxt:
+        nodes, pushed = populate(cctxt, cell, cell_url, size,
+                                 args.instances_per_host)
+    with func_fixtures.PlacementFixture() as placement:
+        populate_placement(placement.api, nodes)
+        setup = time.perf_counter() - started
+        repeats = REPEATS.get(size, 3)
+        # Fresh rows for the steady state: nothing expires mid-run.
+        CONF.set_override('max_staleness', 300, group='drs_host_cache')
+        ours_manager = CachingHostManager()
+        result = measure(ctxt, {
+            'stock': make_scheduler(nova_host_manager.HostManager(), pushed),
+            'ours': make_scheduler(ours_manager, pushed)},
+            nodes, placement.api, repeats)
+        CONF.clear_override('max_staleness', group='drs_host_cache')
+        result['ours']['refresh'], changed = measure_refresh(
+            ctxt, ours_manager, nodes, cell_url, repeats)
+        unsynced = (measure_unsynced(ctxt, nodes, min(repeats, 5))
+                    if size <= UNSYNCED_MAX_NODES else None)
+    drop_cell(cell)
+    return dict(result, size=size, changed=changed, unsynced=unsynced,
+                setup=setup, repeats=repeats)
+
+
+def report_rows(results):
+    rows = []
+    for r in results:
+        stock, ours = r['stock'], r['ours']
+        for label, key in (('host states', 'states'),
+                           ('filter + weigh', 'filter_weigh'),
+                           ('select_destinations', 'select'),
+                           ('select_destinations w/o placement',
+                            'select_own')):
+            rows.append([r['size'], label, stock[key], ours[key],
+                         stock[key] / ours[key]])
+        rows.append([r['size'], 'host states, request that refreshes '
+                     f'({r["changed"]} rows changed)', None,
+                     ours['refresh'], None])
+        if r['unsynced'] is not None:
+            rows.append([r['size'], 'host states, instance info not synced',
+                         r['unsynced'], ours['states'],
+                         r['unsynced'] / ours['states']])
+    return rows
+
+
+def growth_rows(results):
+    rows = []
+    for prev, cur in zip(results, results[1:], strict=False):
+        factor = cur['size'] / prev['size']
+        for label, key in (('host states', 'states'),
+                           ('select_destinations w/o placement',
+                            'select_own')):
+            rows.append([f'{prev["size"]} -> {cur["size"]} (x{factor:g})',
+                         label, cur['stock'][key] / prev['stock'][key],
+                         cur['ours'][key] / prev['ours'][key]])
+    return rows
+
+
+def main():
+    args = parse_args()
+    results = []
+    with contextlib.ExitStack() as stack:
+        workdir = stack.enter_context(tempfile.TemporaryDirectory())
+        # Bulk-loaded below instead, as computes would push it.
+        stack.enter_context(unittest.mock.patch.object(
+            nova_host_manager.HostManager, '_init_instance_info'))
+        # The placement fixture answers the report client; this only stops
+        # it from looking for a Keystone catalog.
+        stack.enter_context(nova_fixtures.OpenStackSDKFixture())
+        configure(args.db, workdir)
+        for size in args.nodes:
+            result = run_size(args, workdir, size)
+            print(f'N={size}: setup {result["setup"]:.1f} s, '
+                  f'{result["repeats"]} repeats', file=sys.stderr)
+            results.append(result)
+    db = args.db.split('://')[0] if args.db else 'sqlite (files)'
+    print(f'Database: {db}; {args.instances_per_host} instances per host; '
+          f'{datetime.date.today()}; medians in ms.\n')
+    print(tabulate.tabulate(
+        report_rows(results),
+        headers=['N', 'measure', 'stock ms', 'ours ms', 'stock/ours'],
+        floatfmt='.2f', tablefmt='github', missingval='-'))
+    print('\nGrowth of cost between sizes (1.0 = constant, = factor: '
+          'linear):\n')
+    print(tabulate.tabulate(
+        growth_rows(results),
+        headers=['sizes', 'measure', 'stock growth', 'ours growth'],
+        floatfmt='.2f', tablefmt='github'))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
