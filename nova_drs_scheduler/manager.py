@@ -15,6 +15,8 @@ from oslo_log import log as logging
 from oslo_service import periodic_task
 
 from nova_drs_scheduler import conf
+from nova_drs_scheduler import host_manager
+from nova_drs_scheduler.rebalance import coordination
 from nova_drs_scheduler.rebalance import leader
 from nova_drs_scheduler.rebalance import rebalancer
 
@@ -30,11 +32,14 @@ class DRSSchedulerManager(manager.SchedulerManager):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         conf.validate(CONF)
+        # Rows cached with bounded staleness; the service may still swap
+        # in the host manager ``[scheduler] host_manager`` names.
+        self.host_manager = host_manager.CachingHostManager()
         self._set_rebalance_spacing(CONF.drs.rebalance_interval)
+        # The leader is made at the first period, in the worker process
+        # that runs it (a tooz heartbeat would not survive a fork).
         self.rebalancer = rebalancer.Rebalancer(
-            self.host_manager, self.placement_client, self.servicegroup_api,
-            leader.ServiceLeader(self.host, self.servicegroup_api,
-                                 CONF.oslo_concurrency.lock_path))
+            self.host_manager, self.placement_client, self.servicegroup_api)
 
     def _set_rebalance_spacing(self, interval: int) -> None:
         """Shadow the class-level spacing read at import time."""
@@ -49,9 +54,34 @@ class DRSSchedulerManager(manager.SchedulerManager):
 
     def run_rebalance(self, context) -> dict:
         """Run one rebalance period now; returns its decision record."""
+        # The service may have swapped in another host manager since.
+        self.rebalancer.host_manager = self.host_manager
+        if self.rebalancer.leader is None:
+            self.rebalancer.leader = make_leader(
+                self.host, self.servicegroup_api, CONF)
         return self.rebalancer.run(context)
 
+    def cleanup_host(self):
+        # Hand a tooz lock over at once instead of at lease expiry.
+        super().cleanup_host()
+        stop = getattr(self.rebalancer.leader, 'stop', None)
+        if stop is not None:
+            stop()
+
     def reset(self):
-        # SIGHUP: re-read the [drs] options (windows restart empty).
+        # SIGHUP: re-read the [drs] options; the windows restart from the
+        # newest recorded state, if [drs] history_file keeps one.
         super().reset()
         self.rebalancer.reload()
+
+
+def make_leader(host: str, servicegroup_api, conf):
+    """tooz when ``[drs] coordination_backend_url`` is set; else Nova's
+    own services decide (:class:`~.rebalance.leader.ServiceLeader`)."""
+    drs = conf.drs
+    if drs.coordination_backend_url:
+        return coordination.ToozLeader(
+            drs.coordination_backend_url, drs.coordination_lock_name,
+            settle=drs.rebalance_interval)
+    return leader.ServiceLeader(host, servicegroup_api,
+                                conf.oslo_concurrency.lock_path)

@@ -22,8 +22,9 @@ OPTS = [
              'Nova keeps driving the migration: while Nova reports it in '
              'progress it counts as in flight and its instance is not '
              'moved; then the cooldown or the quarantine applies as Nova\'s '
-             'final status says. Migration records not updated for longer '
-             'than this are no longer counted as in flight.'),
+             'final status says. A migration record not updated for longer '
+             'than this, ``instance_cooldown`` and ``quarantine_time`` is '
+             'taken as stale and no longer counted as in flight.'),
     cfg.IntOpt(
         'history_size',
         default=100,

@@ -49,7 +49,10 @@ class LiveCandidates:
                     for name in others if snapshot.hosts[name].pool != pool]
         others = [name for name in others
                   if snapshot.hosts[name].pool == pool]
-        states, placement_rejected = self._placement_hosts(spec, others)
+        try:
+            states, placement_rejected = self._placement_hosts(spec, others)
+        except exception.NovaException as exc:
+            return _all_rejected(others, 'placement', str(exc), rejected)
         rejected += placement_rejected
         for filter_ in self.host_manager.enabled_filters:
             passed = self.host_manager.filter_handler.get_filtered_objects(
@@ -111,8 +114,9 @@ class LiveCandidates:
         return states, rejected
 
 
-def _all_rejected(names, rule: str, detail: str) -> model.Candidates:
+def _all_rejected(names, rule: str, detail: str,
+                  earlier=()) -> model.Candidates:
     LOG.warning('DRS cannot list destinations: %s', detail)
     return model.Candidates(
-        allowed=[],
-        rejected=[model.Rejection(name, rule, detail) for name in names])
+        allowed=[], rejected=[*earlier, *(
+            model.Rejection(name, rule, detail) for name in names)])

@@ -109,8 +109,7 @@ class _Tracked:
 class Executor:
     """Starts moves and reports how the ones it started ended."""
 
-    def __init__(self, timeout: int):
-        self.timeout = timeout
+    def __init__(self):
         self.compute_api = compute_api.API()
         #: {instance uuid: _Tracked} for migrations still running.
         self._tracked = {}
@@ -143,8 +142,9 @@ class Executor:
                  migration, move.instance, move.source, move.destination)
         return {'status': 'started', 'migration': migration}
 
-    def poll(self) -> list[tuple[str, str, dict]]:
-        """``(record_id, instance, outcome)`` of tracked moves that ended."""
+    def poll(self, timeout: int) -> list[tuple[str, str, dict]]:
+        """``(record_id, instance, outcome)`` of tracked moves that ended,
+        or that ran longer than ``timeout`` seconds."""
         ended = []
         ctx = drs_context()
         for instance, tracked in list(self._tracked.items()):
@@ -154,29 +154,11 @@ class Executor:
                         cctxt, tracked.migration_uuid)
                 except exception.MigrationNotFound:
                     migration = None
-            outcome = self._outcome(migration, tracked)
+            outcome = _outcome(migration, tracked, timeout)
             if outcome is not None:
                 del self._tracked[instance]
                 ended.append((tracked.record_id, instance, outcome))
         return ended
-
-    def _outcome(self, migration, tracked: _Tracked) -> dict | None:
-        base = {'migration': tracked.migration_uuid}
-        if migration is None:
-            return dict(base, status='unknown',
-                        error='migration record disappeared')
-        if migration.status in DONE:
-            return dict(base, status='completed',
-                        destination=migration.dest_compute)
-        if migration.status in FAILED:
-            return dict(base, status='failed',
-                        error=f'migration ended {migration.status}')
-        elapsed = (timeutils.utcnow() - tracked.started).total_seconds()
-        if elapsed > self.timeout:
-            return dict(base, status='timed_out',
-                        error=f'still {migration.status} after '
-                              f'{int(elapsed)}s; Nova keeps driving it')
-        return None
 
     def _latest_uuid(self, cell, instance_uuid: str,
                      since: datetime.datetime) -> str | None:
@@ -192,6 +174,25 @@ class Executor:
                 migrations[0].created_at) >= since:
             return migrations[0].uuid
         return None
+
+
+def _outcome(migration, tracked: _Tracked, timeout: int) -> dict | None:
+    base = {'migration': tracked.migration_uuid}
+    if migration is None:
+        return dict(base, status='unknown',
+                    error='migration record disappeared')
+    if migration.status in DONE:
+        return dict(base, status='completed',
+                    destination=migration.dest_compute)
+    if migration.status in FAILED:
+        return dict(base, status='failed',
+                    error=f'migration ended {migration.status}')
+    elapsed = (timeutils.utcnow() - tracked.started).total_seconds()
+    if elapsed > timeout:
+        return dict(base, status='timed_out',
+                    error=f'still {migration.status} after '
+                          f'{int(elapsed)}s; Nova keeps driving it')
+    return None
 
 
 def _describe(exc: Exception) -> str:

@@ -67,8 +67,7 @@ def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
             cell_instances = objects.InstanceList.get_by_filters(
                 cctxt, {'host': names, 'deleted': False},
                 expected_attrs=['flavor', 'metadata']) if names else []
-            migrations.extend(objects.MigrationList.get_by_filters(
-                cctxt, {'changes-since': since}))
+            migrations.extend(recent_migrations(cctxt, since))
         for node in sorted(nodes, key=lambda node: node.hypervisor_hostname):
             service = services.get(node.host)
             if service is None or node.host in hosts:
@@ -80,6 +79,23 @@ def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
         for instance in cell_instances:
             instances[instance.uuid] = (instance, cell)
     return Cloud(hosts, instances, migrations)
+
+
+def recent_migrations(cctxt, since: datetime.datetime) -> list:
+    """Migrations in progress or ended since ``since``, of one cell.
+
+    ``changes-since`` alone would miss a migration just created and not yet
+    updated (``updated_at`` is NULL), so those in progress are read by
+    status; one not updated since ``since`` is taken as stale.
+    """
+    found = {m.uuid: m for m in objects.MigrationList.get_by_filters(
+        cctxt, {'changes-since': since})}
+    for migration in objects.MigrationList.get_by_filters(
+            cctxt, {'status': sorted(executor.IN_PROGRESS)}):
+        changed = migration.updated_at or migration.created_at
+        if timeutils.normalize_time(changed) >= since:
+            found.setdefault(migration.uuid, migration)
+    return list(found.values())
 
 
 def schedulable(rows: HostRows) -> bool:

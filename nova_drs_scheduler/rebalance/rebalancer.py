@@ -3,9 +3,11 @@
 Read Nova's rows, advance the metric windows, build the Snapshot, let the
 pure planner choose, record the decision, and (``automation=automatic``)
 start the moves.  Outcomes of earlier moves are collected first, so a
-record is completed as soon as its migration ends.
+record is completed as soon as its migration ends.  ``nova-drs plan`` runs
+the same period as a dry run: nothing started, nothing recorded.
 """
 
+import copy
 import datetime
 import time
 
@@ -30,20 +32,30 @@ class Rebalancer:
     """The live side of DRS; the scheduler manager owns one."""
 
     def __init__(self, host_manager, placement_client, servicegroup_api,
-                 leader):
+                 leader=None):
+        """``leader``: a :class:`~.leader.ServiceLeader`-like object; None
+        only for :meth:`dry_run` callers, which never act."""
         self.host_manager = host_manager
         self.placement_client = placement_client
         self.servicegroup_api = servicegroup_api
         self.leader = leader
+        self.executor = executor.Executor()
+        self.history = record.History(CONF.drs.history_size,
+                                      CONF.drs.history_file)
         self.reload()
 
     def reload(self) -> None:
-        """(Re)build what depends on options: windows, source, history."""
-        drs = CONF.drs
+        """Rebuild what options shape: the windows and the metric source.
+
+        The windows continue from the newest record of
+        ``[drs] history_file`` when there is one (a restarted scheduler
+        keeps its counters); records and followed migrations are kept.
+        """
         self.windows = rebalance_conf.metrics_windows(CONF)
+        newest = _newest_file_record(CONF.drs.history_file)
+        if newest:
+            self.windows.restore(newest.get('windows'))
         self.source = sources.load(CONF)
-        self.executor = executor.Executor(drs.migration_timeout)
-        self.history = record.History(drs.history_size, drs.history_file)
 
     def run(self, context) -> dict:
         """One period; returns its decision record."""
@@ -59,31 +71,49 @@ class Rebalancer:
             LOG.debug('DRS rebalance skipped: %s', why)
             rec['skipped'] = why
             return rec
-        snapshot, cloud = self._snapshot(context, config)
-        plan = planner.plan(snapshot, candidates.LiveCandidates(
-            context, self.host_manager, self.placement_client,
-            cloud.instances))
-        record.add_plan(rec, snapshot, plan)
-        if drs.automation == 'automatic':
-            for move in plan.moves:
+        plan, cloud = self._plan(context, config, rec, self.windows)
+        for move in plan.moves:
+            if drs.automation == 'automatic':
                 _instance, cell = cloud.instances[move.instance]
-                record.set_outcome(rec, move.instance, self.executor.start(
-                    rec['id'], move, cell))
-        else:
-            for move in plan.moves:
-                record.set_outcome(rec, move.instance, {
-                    'status': 'recommended',
-                    'error': 'automation is manual: not started'})
+                outcome = self.executor.start(rec['id'], move, cell)
+            else:
+                outcome = {'status': 'recommended',
+                           'detail': 'automation is manual: not started'}
+            record.set_outcome(rec, move.instance, outcome)
         self.history.add(rec)
         # Moves that already ended (or failed at once) complete the record.
         self.collect_outcomes()
         return rec
 
+    def dry_run(self, context) -> dict:
+        """The record a period would produce now; nothing acts or changes.
+
+        Whatever ``automation`` says, and on a copy of the windows.
+        """
+        config = rebalance_conf.planner_config(CONF)
+        rec = record.new_record('dry-run', config)
+        plan, _cloud = self._plan(context, config, rec,
+                                  copy.deepcopy(self.windows))
+        for move in plan.moves:
+            record.set_outcome(rec, move.instance, {'status': 'dry-run'})
+        return rec
+
     def collect_outcomes(self) -> None:
-        for record_id, instance, outcome in self.executor.poll():
+        for record_id, instance, outcome in self.executor.poll(
+                CONF.drs.migration_timeout):
             self.history.set_outcome(record_id, instance, outcome)
 
-    def _snapshot(self, context, config):
+    def _plan(self, context, config, rec, windows):
+        """Snapshot, plan and record them; returns ``(plan, cloud)``."""
+        snapshot, cloud = self._snapshot(context, config, windows)
+        plan = planner.plan(snapshot, candidates.LiveCandidates(
+            context, self.host_manager, self.placement_client,
+            cloud.instances))
+        record.add_plan(rec, snapshot, plan)
+        rec['windows'] = windows.export()
+        return plan, cloud
+
+    def _snapshot(self, context, config, windows):
         drs = CONF.drs
         horizon = max(drs.instance_cooldown, drs.quarantine_time,
                       drs.migration_timeout)
@@ -94,7 +124,7 @@ class Rebalancer:
             name, rows.aggregates, config)
             for name, rows in cloud.hosts.items()}
         samples = self.source.host_samples(context, sorted(cloud.hosts))
-        statuses = self.windows.update(
+        statuses = windows.update(
             time.time(), samples,
             {name: (s.cpu_threshold, s.ram_threshold)
              for name, s in settings.items()})
@@ -108,3 +138,13 @@ class Rebalancer:
             cloud, settings, statuses, loads, config,
             drs.instance_cooldown, drs.quarantine_time)
         return snapshot, cloud
+
+
+def _newest_file_record(path: str | None) -> dict | None:
+    if not path:
+        return None
+    try:
+        records = record.read_file(path)
+    except OSError:
+        return None
+    return records[-1] if records else None

@@ -158,37 +158,51 @@ def _refusal(cluster: cluster_mod.Cluster, name: str,
     return rejection.rule if rejection else None
 
 
-def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
-        strategy, settings: Settings) -> Result:
-    """Replay the trace under one strategy on a freshly placed cluster."""
-    cluster = cluster_mod.Cluster(spec, vms)
-    windows = settings.windows()
-    card = scoring.Scorecard(settings.config.cpu_threshold,
-                             settings.ping_pong_periods)
-    blocker = _Blocker(settings.cooldown)
-    keep = max(windows.window, HISTORY_SECONDS // settings.interval)
-    history = {h: collections.deque(maxlen=keep) for h in cluster.hosts}
-    loads = []
-    for period in range(settings.periods(trace)):
-        now = float(period * settings.interval)
-        for migration in cluster.finish_migrations(now):
-            blocker.finished(migration)
-        cores = cluster.host_cores(trace.steps[_step(trace, now)])
-        percent = {h: 100.0 * c / spec.host_vcpus for h, c in cores.items()}
-        card.observe(percent)
-        loads.append(statistics.fmean(percent.values()))
+class _Run:
+    """One strategy's replay: the cluster, its windows and its scorecard."""
+
+    def __init__(self, trace, vms, spec, strategy, settings):
+        self.trace, self.spec = trace, spec
+        self.strategy, self.settings = strategy, settings
+        self.cluster = cluster_mod.Cluster(spec, vms)
+        self.windows = settings.windows()
+        self.card = scoring.Scorecard(settings.config.cpu_threshold,
+                                      settings.ping_pong_periods)
+        self.blocker = _Blocker(settings.cooldown)
+        keep = max(self.windows.window,
+                   HISTORY_SECONDS // settings.interval)
+        self.history = {h: collections.deque(maxlen=keep)
+                        for h in self.cluster.hosts}
+        self.loads = []
+
+    def _measure(self, now: float) -> dict:
+        cluster = self.cluster
+        cores = cluster.host_cores(self.trace.steps[_step(self.trace, now)])
+        percent = {h: 100.0 * c / self.spec.host_vcpus
+                   for h, c in cores.items()}
+        self.card.observe(percent)
+        self.loads.append(statistics.fmean(percent.values()))
         for host, value in percent.items():
-            history[host].append(value)
-        statuses = windows.update(now, {
+            self.history[host].append(value)
+        return self.windows.update(now, {
             h: metrics.HostSample(now, percent[h], cluster.memory_percent(h))
             for h in cluster.hosts})
-        view = PeriodView(period, now, settings.interval, trace, cluster,
-                          history, statuses, blocker.blocked(cluster, now),
-                          windows.window)
+
+    def period(self, period: int) -> None:
+        now = float(period * self.settings.interval)
+        cluster, card = self.cluster, self.card
+        for migration in cluster.finish_migrations(now):
+            self.blocker.finished(migration)
+        statuses = self._measure(now)
+        view = PeriodView(period, now, self.settings.interval, self.trace,
+                          cluster, self.history, statuses,
+                          self.blocker.blocked(cluster, now),
+                          self.windows.window)
         # Collect the simulator's garbage now, so that a strategy's
-        # planning time does not include a collection it did not cause.
+        # planning time does not include a collection it did not cause
+        # (cheap: what existed before the loop is frozen).
         gc.collect()
-        moves, seconds = strategy.plan(view)
+        moves, seconds = self.strategy.plan(view)
         card.planned(seconds)
         for name, destination in moves:
             refusal = _refusal(cluster, name, destination)
@@ -198,4 +212,17 @@ def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
             migration = cluster.start_migration(name, destination, now)
             card.migrated(period, name, migration.source, destination,
                           migration.memory_mb)
-    return Result(strategy.name, card, statistics.fmean(loads))
+
+
+def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
+        strategy, settings: Settings) -> Result:
+    """Replay the trace under one strategy on a freshly placed cluster."""
+    replay = _Run(trace, vms, spec, strategy, settings)
+    gc.collect()
+    gc.freeze()
+    try:
+        for period in range(settings.periods(trace)):
+            replay.period(period)
+    finally:
+        gc.unfreeze()
+    return Result(strategy.name, replay.card, statistics.fmean(replay.loads))

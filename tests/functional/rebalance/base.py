@@ -52,6 +52,9 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
         super().setUp()
         for host in self.HOSTS:
             self._start_compute(host)
+        # Runs before the services stop, so that a test failing while a
+        # migration runs fails instead of hanging in the compute's pool.
+        self.addCleanup(self._wait_for_no_migrating_instance)
         # MediumFakeDriver: 10 vCPUs, 8 GB RAM per host.
         self.flavor = self._flavor('small', vcpu=2)
 
@@ -111,6 +114,13 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
                 return migrations[0]
             time.sleep(0.1)
         self.fail(f'migration of {uuid} did not end')
+
+    def _wait_for_no_migrating_instance(self):
+        for _attempt in range(100):
+            if not objects.InstanceList.get_by_filters(
+                    self._admin_context(), {'task_state': 'migrating'}):
+                return
+            time.sleep(0.1)
 
     def _migrations(self, uuid=None):
         """Live migrations, newest first, of one instance or all."""

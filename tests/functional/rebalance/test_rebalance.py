@@ -1,18 +1,30 @@
 """The rebalancer against a real (in-process) Nova: the 11 scenarios."""
 
+import os
 from unittest import mock
 
+import fixtures
 from nova import exception
 from nova import objects
 from nova.tests.functional.api import client
 
+from nova_drs_scheduler import host_manager
+from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import record as rec
 from tests.functional.rebalance import base
 
 
 class SustainedOverloadTest(base.RebalanceTestBase):
     """Scenario 1, end to end with the default ``nova`` metric source."""
 
-    DRS = {'metrics_source': 'nova'}
+    DRS = {'metrics_source': 'nova', 'rebalance_interval': 45}
+
+    def test_manager_setup(self):
+        manager = self.scheduler_service.manager
+        self.assertIsInstance(manager.host_manager,
+                              host_manager.CachingHostManager)
+        # The spacing comes from the parsed option, not the import.
+        self.assertEqual(45, manager._periodic_spacing['_drs_rebalance'])
 
     def test_moves_one_instance_to_the_coolest_allowed_host(self):
         servers = [self._boot('host1') for _ in range(2)]
@@ -31,8 +43,11 @@ class SustainedOverloadTest(base.RebalanceTestBase):
         self.assertEqual(1, len(record['moves']))
         move = record['moves'][0]
         self.assertIn(move['instance'], servers)
-        # The fake driver's diagnostics are constant: vCPU shares of the
-        # measured 90% (4.5 cores each) are used; host2 would end at 85%.
+        # Diagnostics were read over RPC, but the fake driver's counters
+        # are constant: vCPU shares of the measured 90% (4.5 cores each)
+        # are used instead, so host2 would end at 85%.
+        source = self.scheduler_service.manager.rebalancer.source
+        self.assertEqual(sorted(servers), sorted(source._cpu_time))
         self.assertEqual('host3', move['destination'])
         self.assertEqual('completed', move['outcome']['status'])
         host2 = self._rejection(move, 'host2')
@@ -239,7 +254,11 @@ class FailedMigrationTest(base.RebalanceTestBase):
 class ManualModeTest(base.RebalanceTestBase):
     """Scenario 8: ``automation=manual`` plans but never migrates."""
 
-    DRS = {'automation': 'manual'}
+    def setUp(self):
+        self.history_file = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'history.jsonl')
+        self.DRS = {'automation': 'manual', 'history_file': self.history_file}
+        super().setUp()
 
     def test_plans_and_records_without_migrating(self):
         server = self._boot('host1')
@@ -254,6 +273,21 @@ class ManualModeTest(base.RebalanceTestBase):
         self.assertEqual([], list(self._migrations()))
         self.assertEqual('host1', self._host_of(server))
 
+        # What ``nova-drs plan`` does in its own process: a new rebalancer
+        # continues from the recorded windows, acts on and records nothing.
+        manager = self.scheduler_service.manager
+        cli = rebalancer.Rebalancer(manager.host_manager,
+                                    manager.placement_client,
+                                    manager.servicegroup_api)
+        dry = cli.dry_run(self._admin_context())
+        self.assertEqual(3, self._verdict(dry, 'host1')['counter'])
+        self.assertEqual(
+            [record['id']], [r['id'] for r in rec.read_file(
+                self.history_file)][-1:])
+        # The scheduler's own windows did not advance either.
+        record = self._period(HOT, loads)
+        self.assertEqual(3, self._verdict(record, 'host1')['counter'])
+
 
 class LimitsTest(base.RebalanceTestBase):
     """Scenario 9: per-period and concurrency limits."""
@@ -266,12 +300,7 @@ class LimitsTest(base.RebalanceTestBase):
         loads = {s: 4.5 for pair in servers.values() for s in pair}
         hosts = {'host1': 90, 'host2': 92, 'host3': 5}
         self._period(hosts, loads)
-        raw = self._period(hosts, loads)
-        import sys
-        print('RAW', raw['moves'], raw['notes'], file=sys.stderr)
-        print('MIGS', [(m.status, m.source_compute, m.dest_compute) for m in self._migrations()], file=sys.stderr)
-        record = self._settle(raw)
-        print('SETTLED', file=sys.stderr)
+        record = self._settle(self._period(hosts, loads))
         [move] = record['moves']
         self.assertEqual('host2', move['source'])  # The hottest first.
         self.assertEqual('completed', move['outcome']['status'])
@@ -291,17 +320,11 @@ class LimitsTest(base.RebalanceTestBase):
         self.assertEqual(2, len(self._migrations()))
 
     def _in_flight(self, uuid, source, dest):
-        migration = objects.Migration(
+        # Just created, as the conductor does: not yet updated by a compute.
+        objects.Migration(
             context=self._admin_context(), instance_uuid=uuid,
-            source_compute=source, dest_compute=dest, status='running',
-            migration_type='live-migration')
-        migration.create()
-        # Computes stopping at the end of the test must not wait for it.
-        self.addCleanup(self._end, migration)
-
-    def _end(self, migration):
-        migration.status = 'cancelled'
-        migration.save()
+            source_compute=source, dest_compute=dest, status='accepted',
+            migration_type='live-migration').create()
 
 
 class NoPingPongTest(base.RebalanceTestBase):

@@ -1,7 +1,11 @@
 """Bug 1742827: what one request consumes never leaks into the next."""
 
+import copy
+
 from nova import objects
 from nova.scheduler import manager as scheduler_manager
+from nova.scheduler.filters import numa_topology_filter
+from nova.scheduler.filters import pci_passthrough_filter
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from tests.unit.host_manager import base
@@ -121,3 +125,23 @@ class IsolationTest(base.HostCacheTestCase):
         self.assertEqual(0, template.vcpus_used)
         self.assertEqual(2, free_pci(template))
         self.assertEqual(0, template.numa_topology.cells[0].cpu_usage)
+
+    def test_numa_and_pci_filters_leave_the_template_alone(self):
+        # Forks share these two objects with the template until they consume.
+        state = self.states()['host1']
+        template = next(iter(
+            self.manager._snapshots[self.cell.uuid].nodes.values())).template
+        numa = template.numa_topology.obj_to_primitive()
+        pools = copy.deepcopy(template.pci_stats.pools)
+        numa_spec = spec(numa=True)
+        numa_spec.image = objects.ImageMeta.from_dict({'properties': {}})
+        numa_spec.instance_uuid = uuids.instance
+        # Whatever its verdict, the filter has fitted the instance against
+        # the host's NUMA cells, which is what could have touched them.
+        numa_topology_filter.NUMATopologyFilter().host_passes(
+            state, numa_spec)
+        state.allocation_candidates = [{'mappings': {}}]
+        self.assertTrue(pci_passthrough_filter.PciPassthroughFilter()
+                        .host_passes(state, spec(pci=True)))
+        self.assertEqual(numa, template.numa_topology.obj_to_primitive())
+        self.assertEqual(pools, template.pci_stats.pools)

@@ -1,0 +1,55 @@
+"""Per-host settings from aggregate metadata, never trusting it."""
+
+import testtools
+from nova import objects
+
+from nova_drs_scheduler import log_once
+from nova_drs_scheduler.rebalance import aggregate_settings
+from nova_drs_scheduler.rebalance import model
+
+CONFIG = model.PlannerConfig(cpu_threshold=80.0, ram_threshold=90.0)
+
+
+def agg(name, **metadata):
+    return objects.Aggregate(id=1, name=name, hosts=['h'], metadata=metadata)
+
+
+def settings(*aggregates, config=CONFIG):
+    return aggregate_settings.host_settings('h', aggregates, config)
+
+
+class HostSettingsTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        objects.register_all()
+        log_once.reset()
+
+    def test_defaults_without_aggregates(self):
+        self.assertEqual(
+            aggregate_settings.HostSettings('global', None, 80.0, 90.0,
+                                            False), settings())
+
+    def test_strictest_threshold_and_aggregate_mode_win(self):
+        result = settings(agg('b', drs_cpu_threshold='70',
+                              drs_mode='global'),
+                          agg('a', drs_cpu_threshold='60',
+                              drs_ram_threshold='75', drs_mode='aggregate'))
+        self.assertEqual(('aggregate', 'a,b', 60.0, 75.0), (
+            result.mode, result.pool, result.cpu_threshold,
+            result.ram_threshold))
+
+    def test_opt_out_keys(self):
+        self.assertTrue(settings(agg('a', drs_exclude='true')).excluded)
+        self.assertTrue(settings(agg('a', drs_enabled='False')).excluded)
+        self.assertFalse(settings(agg('a', drs_enabled='yes')).excluded)
+
+    def test_invalid_values_are_ignored_and_logged_once(self):
+        bad = agg('a', drs_cpu_threshold='abc', drs_ram_threshold='150',
+                  drs_mode='sideways', drs_exclude='maybe')
+        with self.assertLogs(aggregate_settings.LOG.logger) as logs:
+            result = settings(bad)
+            settings(bad)
+        self.assertEqual(aggregate_settings.HostSettings(
+            'global', 'a', 80.0, 90.0, False), result)
+        self.assertEqual(4, len(logs.records))

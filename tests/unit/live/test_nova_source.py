@@ -1,0 +1,64 @@
+"""The nova metric source: host samples and instance CPU rates."""
+
+import datetime
+from unittest import mock
+
+import testtools
+from nova import objects
+from oslo_config import cfg
+from oslo_utils.fixture import uuidsentinel as uuids
+
+from nova_drs_scheduler.rebalance.sources import nova
+
+
+def node(metrics, memory_mb=8192, used=2048):
+    objects.register_all()
+    return objects.ComputeNode(host='h1', metrics=metrics,
+                               memory_mb=memory_mb, memory_mb_used=used)
+
+
+class NodeSampleTest(testtools.TestCase):
+
+    def test_cpu_percent_with_its_timestamp(self):
+        taken = datetime.datetime(2026, 11, 1, 12, 0, 0)
+        metrics = ('[{"name": "cpu.percent", "value": 0.42, "source": "x", '
+                   '"timestamp": "%s"}]' % taken.isoformat())
+        sample = nova.node_sample(node(metrics))
+        self.assertEqual(
+            (taken.replace(tzinfo=datetime.timezone.utc).timestamp(), 42.0,
+             25.0), (sample.timestamp, sample.cpu_percent, sample.ram_percent))
+
+    def test_no_or_bad_metrics(self):
+        self.assertIsNone(nova.node_sample(node('[]')))
+        self.assertIsNone(nova.node_sample(node('not json')))
+
+
+class InstanceLoadsTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        with mock.patch('nova.compute.api.API'):
+            self.source = nova.NovaSource(cfg.ConfigOpts())
+        self.times = {}
+        self.source._read_cpu_time = lambda ctx, uuid: self.times.get(uuid)
+
+    def loads(self, clock, *uuids_):
+        instances = [mock.Mock(uuid=u) for u in uuids_]
+        with mock.patch('time.time', return_value=clock):
+            return self.source.instance_loads(None, instances)
+
+    def test_rate_between_two_calls(self):
+        self.times = {uuids.a: 10 * 10**9, uuids.b: 5 * 10**9}
+        self.assertEqual({}, self.loads(100.0, uuids.a, uuids.b))
+        # a: 30 s of CPU in 20 s: 1.5 cores; b's counter did not advance.
+        self.times = {uuids.a: 40 * 10**9, uuids.b: 5 * 10**9}
+        self.assertEqual({uuids.a: 1.5}, self.loads(120.0, uuids.a, uuids.b))
+
+    def test_unmeasured_and_forgotten_instances(self):
+        self.times = {uuids.a: 10**9}
+        self.loads(100.0, uuids.a)
+        self.loads(110.0)  # a is gone: its counter is forgotten.
+        self.times = {uuids.a: 3 * 10**9}
+        self.assertEqual({}, self.loads(120.0, uuids.a))
+        self.times = {}
+        self.assertEqual({}, self.loads(130.0, uuids.a))
