@@ -19,6 +19,7 @@ def dry_run(conf) -> dict:
 
     from nova_drs_scheduler import drivers
     from nova_drs_scheduler.rebalance import rebalancer
+    from nova_drs_scheduler.rebalance.sources import base
 
     try:
         manager_cls = drivers.host_manager_class(conf) or \
@@ -30,3 +31,5 @@ def dry_run(conf) -> dict:
     except db_exc.DBError as exc:
         raise errors.CLIError(f'cannot reach the Nova database: {exc}',
                               errors.CLOUD)
+    except base.MetricsUnavailable as exc:
+        raise errors.CLIError(f'no metrics: {exc}', errors.CLOUD)

@@ -118,25 +118,41 @@ def _explain_host(args, record, verdict) -> int:
 
 
 def _explain_instance(args, record, uuid) -> int:
+    host = record.get('instance_hosts', {}).get(uuid)
+    verdict = next((v for v in record.get('hosts', [])
+                    if v['host'] == host), None)
     blocked = record.get('blocked', {}).get(uuid)
     chosen = [m for m in record['moves'] if m['instance'] == uuid]
     considered = [m for m in record['moves']
                   if any(a['instance'] == uuid
                          for a in m.get('alternatives', []))]
+    if host is None:
+        raise errors.CLIError(f'no instance {uuid} on a compute host this '
+                              'rebalancer sees', errors.USAGE)
     if chosen:
         why = f'would move: {chosen[0]["reason"]}'
     elif blocked:
         why = f'may not move now: {blocked}'
+    elif verdict is None or not verdict.get('violated'):
+        why = (f'not considered: its host {host} is not violated '
+               f'({verdict.get("reason") if verdict else "not judged"})')
     elif considered:
-        why = ('considered, but another instance of its host was '
-               f'preferred: {considered[0]["instance"]}')
+        why = (f'considered on violated host {host}, but the planner '
+               f'preferred {considered[0]["instance"]}')
     else:
-        why = 'not considered: its host is not violated this period'
-    tables = [('', ['instance', 'why'], [[uuid, why]])]
+        others = [m['instance'] for m in record['moves']
+                  if m['source'] == host]
+        why = (f'its host {host} is violated; '
+               + (f'the planner moved {", ".join(others)} instead and did '
+                  'not need to score this one' if others else
+                  'no move was possible: ' + '; '.join(
+                      n for n in record.get('notes', []) if host in n)))
+    tables = [('', ['instance', 'host', 'why'], [[uuid, host, why]])]
     for move in chosen or considered:
         tables += [_alternatives_table(move), _rejections_table(move)]
-    output.emit(args, {'instance': uuid, 'why': why, 'moves': chosen,
-                       'considered_in': considered}, tables)
+    output.emit(args, {'instance': uuid, 'host': host, 'why': why,
+                       'moves': chosen, 'considered_in': considered},
+                tables)
     return errors.ACTION if chosen else errors.OK
 
 
@@ -146,17 +162,10 @@ def explain(args, conf) -> int:
     for verdict in record.get('hosts', []):
         if verdict['host'] == args.subject:
             return _explain_host(args, record, verdict)
-    known = {m['instance'] for m in record['moves']} | set(
-        record.get('blocked', {})) | record.get('instances', set())
-    if args.subject in known or _looks_like_uuid(args.subject):
+    if args.subject in record.get('instance_hosts', {}):
         return _explain_instance(args, record, args.subject)
     raise errors.CLIError(f'{args.subject!r} is neither a compute host nor '
-                          'an instance UUID', errors.USAGE)
-
-
-def _looks_like_uuid(text: str) -> bool:
-    from oslo_utils import uuidutils
-    return uuidutils.is_uuid_like(text)
+                          'an instance on one', errors.USAGE)
 
 
 def status(args, conf) -> int:

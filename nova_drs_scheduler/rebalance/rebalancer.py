@@ -11,6 +11,7 @@ import copy
 import datetime
 import time
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
@@ -23,6 +24,7 @@ from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import record
 from nova_drs_scheduler.rebalance import sources
+from nova_drs_scheduler.rebalance.sources import base as sources_base
 
 CONF = conf.CONF
 LOG = logging.getLogger(__name__)
@@ -71,7 +73,16 @@ class Rebalancer:
             LOG.debug('DRS rebalance skipped: %s', why)
             rec['skipped'] = why
             return rec
-        plan, cloud = self._plan(context, config, rec, self.windows)
+        try:
+            plan, cloud = self._plan(context, config, rec, self.windows)
+        except (sources_base.MetricsUnavailable, db_exc.DBError) as exc:
+            # Nothing is judged on data we could not read; the next period
+            # starts afresh.  One warning per skipped period.
+            rec['skipped'] = f'period skipped: {exc}'
+            LOG.warning('DRS rebalance period skipped, no move made: %s',
+                        exc)
+            self.history.add(rec)
+            return rec
         for move in plan.moves:
             if drs.automation == 'automatic':
                 _instance, cell = cloud.instances[move.instance]
@@ -92,10 +103,13 @@ class Rebalancer:
         """
         config = rebalance_conf.planner_config(CONF)
         rec = record.new_record('dry-run', config)
-        plan, _cloud = self._plan(context, config, rec,
-                                  copy.deepcopy(self.windows))
+        plan, cloud = self._plan(context, config, rec,
+                                 copy.deepcopy(self.windows))
         for move in plan.moves:
             record.set_outcome(rec, move.instance, {'status': 'dry-run'})
+        # For ``explain INSTANCE``; too large for every period's record.
+        rec['instance_hosts'] = {uuid: instance.host for uuid, (instance, _)
+                                 in cloud.instances.items()}
         return rec
 
     def collect_outcomes(self) -> None:

@@ -1,0 +1,162 @@
+"""Every ``nova-drs`` subcommand against a harness cloud.
+
+The scheduler runs periods in manual mode with a history file, as in
+production; the CLI handlers then read the same cloud and file.  Only
+nova.conf parsing is bypassed (the harness has already configured Nova).
+"""
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+
+import fixtures
+import testtools
+
+from nova_drs_scheduler import conf
+from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import history
+from nova_drs_scheduler.cli import inspect
+from tests.functional.rebalance import base
+
+HOT = {'host1': 90, 'host2': 30, 'host3': 10}
+
+
+class CLITest(base.RebalanceTestBase):
+
+    def setUp(self):
+        self.history_file = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'history.jsonl')
+        self.DRS = {'automation': 'manual',
+                    'history_file': self.history_file}
+        super().setUp()
+        self.busy = self._boot('host1')
+        self.idle = self._boot('host1')
+        self.loads = {self.busy: 4.5, self.idle: 0.5}
+        # One period over the threshold (stabilization is 2): the next
+        # period, the dry run's, finds host1 violated.
+        self.record = self._period(HOT, self.loads)
+
+    def cli(self, handler, json_output=True, **options):
+        """Run a subcommand handler; returns (exit code, output)."""
+        stdout = self.useFixture(fixtures.MonkeyPatch(
+            'sys.stdout', io.StringIO())).new_value
+        args = argparse.Namespace(json=json_output, **options)
+        code = handler(args, conf.CONF)
+        text = stdout.getvalue()
+        return code, json.loads(text) if json_output else text
+
+    def test_plan_shows_the_move_and_exits_1(self):
+        code, plan = self.cli(inspect.plan)
+        self.assertEqual(errors.ACTION, code)
+        [move] = plan['moves']
+        self.assertEqual(('host1', 'host3'),
+                         (move['source'], move['destination']))
+        self.assertEqual('dry-run', move['outcome']['status'])
+        # The dry run continued the scheduler's counter (1 -> 2) but did
+        # not record anything.
+        host1 = next(v for v in plan['hosts'] if v['host'] == 'host1')
+        self.assertEqual(2, host1['counter'])
+        self.assertEqual(1, len(history.load(conf.CONF)))
+
+    def test_plan_table_for_humans(self):
+        code, text = self.cli(inspect.plan, json_output=False)
+        self.assertEqual(errors.ACTION, code)
+        self.assertIn('Hosts', text)
+        self.assertIn('VIOLATED', text)
+        self.assertIn('host3', text)
+
+    def test_plan_exits_0_when_nothing_would_move(self):
+        self._write_metrics({'host1': 10, 'host2': 10, 'host3': 10},
+                            self.loads)
+        code, plan = self.cli(inspect.plan)
+        self.assertEqual(errors.OK, code)
+        self.assertEqual([], plan['moves'])
+
+    def test_explain_host_names_the_rule_of_each_rejection(self):
+        code, answer = self.cli(inspect.explain, subject='host1')
+        self.assertEqual(errors.ACTION, code)
+        self.assertTrue(answer['host']['violated'])
+        [move] = answer['moves']
+        rejected = {r['subject']: r['rule'] for r in move['rejected']}
+        self.assertEqual('margin', rejected['host2'])
+        code, answer = self.cli(inspect.explain, subject='host3')
+        self.assertEqual(errors.OK, code)
+        self.assertFalse(answer['host']['violated'])
+
+    def test_explain_instance(self):
+        code, answer = self.cli(inspect.explain, subject=self.busy)
+        self.assertEqual(errors.ACTION, code)
+        self.assertIn('would move', answer['why'])
+        code, answer = self.cli(inspect.explain, subject=self.idle)
+        self.assertEqual(errors.OK, code)
+        self.assertIn('its host host1 is violated', answer['why'])
+        self.assertIn(self.busy, answer['why'])
+
+    def test_explain_unknown_subject_is_a_usage_error(self):
+        error = self.assertRaises(errors.CLIError, self.cli,
+                                  inspect.explain, subject='nohost')
+        self.assertEqual(errors.USAGE, error.code)
+
+    def test_status_lists_hosts_and_blocked_instances(self):
+        self.admin_api.post_server_metadata(self.idle,
+                                            {'drs_exclude': 'true'})
+        code, status = self.cli(inspect.status)
+        self.assertEqual(errors.OK, code)
+        self.assertEqual({'host1', 'host2', 'host3'},
+                         {h['host'] for h in status['hosts']})
+        self.assertIn(self.idle, status['blocked'])
+
+    def test_history_lists_the_periods_and_moves(self):
+        second = self._period(HOT, self.loads)
+        code, records = self.cli(history.run, limit=10, moves_only=False)
+        self.assertEqual(errors.OK, code)
+        self.assertEqual([self.record['id'], second['id']],
+                         [r['id'] for r in records])
+        code, text = self.cli(history.run, json_output=False, limit=10,
+                              moves_only=True)
+        self.assertIn('recommended', text)
+
+    def test_history_without_a_file_is_a_config_error(self):
+        self.flags(history_file=None, group='drs')
+        error = self.assertRaises(errors.CLIError, self.cli, history.run,
+                                  limit=10, moves_only=False)
+        self.assertEqual(errors.CONFIG, error.code)
+        self.assertIn('[drs] history_file', str(error))
+
+
+class CommandLineTest(testtools.TestCase):
+    """The real ``nova-drs`` process: nova.conf parsing and exit codes."""
+
+    def nova_drs(self, *argv, config=''):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'nova.conf')
+        with open(path, 'w') as handle:
+            handle.write(config)
+        return subprocess.run(
+            [sys.executable, '-c',
+             'from nova_drs_scheduler.cmd.drs import main; main()',
+             *argv, '--config-file', path],
+            capture_output=True, text=True, timeout=120)
+
+    def test_bad_option_exits_3_naming_it(self):
+        run = self.nova_drs('plan', config='[drs]\ncpu_threshold = 500\n')
+        self.assertEqual(errors.CONFIG, run.returncode, run.stderr)
+        self.assertIn('[drs] cpu_threshold', run.stderr)
+
+    def test_history_reads_the_file_named_in_nova_conf(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'history.jsonl')
+        with open(path, 'w') as handle:
+            handle.write(json.dumps({'id': 'r1', 'time': '2026-11-23T06:00',
+                                     'hosts': [], 'moves': []}) + '\n')
+        run = self.nova_drs('history', '--json',
+                            config=f'[drs]\nhistory_file = {path}\n')
+        self.assertEqual(errors.OK, run.returncode, run.stderr)
+        self.assertEqual(['r1'], [r['id'] for r in json.loads(run.stdout)])
+
+    def test_usage_error_exits_2(self):
+        run = self.nova_drs('explain')
+        self.assertEqual(errors.USAGE, run.returncode)
