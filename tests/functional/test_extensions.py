@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 from nova import test
+from stevedore import extension
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import filters
@@ -22,6 +23,7 @@ from nova_drs_scheduler import weighers
 from nova_drs_scheduler.rebalance import policies
 from nova_drs_scheduler.rebalance import sources
 from tests.functional import base
+from tests.functional.rebalance import base as rebalance_base
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(__file__)),
                        'extension_example')
@@ -38,6 +40,9 @@ def install_example() -> str:
             check=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         sys.path.insert(0, target)
         importlib.invalidate_caches()
+        # stevedore remembers each namespace's entry points per process;
+        # a package installed while running is only seen after this.
+        extension.ExtensionManager.ENTRY_POINT_CACHE.clear()
         _installed.append(target)
     return _installed[0]
 
@@ -112,3 +117,34 @@ class ServiceWithExtensionTest(test.TestCase):
                          type(server.manager).__name__)
         self.assertEqual('ExampleHostManager',
                          type(server.manager.host_manager).__name__)
+
+
+class ExtensionRebalanceTest(rebalance_base.RebalanceTestBase):
+    """Metric source and planner policy picked by name for the rebalancer."""
+
+    SCHEDULER_FROM_CONFIG = True
+    HOSTS = ('hot1', 'cool1', 'cool2')
+    DRS = {'metrics_source': 'example_hot', 'policy': 'example_busiest',
+           'stabilization': 1}
+
+    def setUp(self):
+        install_example()
+        self.flags(driver='example_scheduler', group='scheduler')
+        self.addCleanup(conf.CONF.clear_override, 'driver', 'scheduler')
+        super().setUp()
+
+    def test_source_and_policy_drive_the_period(self):
+        small = self._boot('hot1')
+        big = self._boot('hot1', flavor=self._flavor('big', vcpu=4))
+        record = self._settle(self.scheduler_service.manager.run_rebalance(
+            self._admin_context()))
+        self.assertEqual('example_scheduler', record['driver'])
+        self.assertEqual('example_busiest', record['policy'])
+        hot1 = self._verdict(record, 'hot1')
+        self.assertEqual(95.0, hot1['cpu_percent'])
+        [move] = record['moves']
+        # Seed would move the least-loaded (small); the plug-in moves big.
+        self.assertEqual(big, move['instance'])
+        self.assertNotEqual(small, move['instance'])
+        self.assertIn('example_busiest', move['reason'])
+        self.assertEqual('completed', move['outcome']['status'])

@@ -108,6 +108,10 @@ class Exporter(fixtures.Fixture):
             self.collector._advance()
             self.collector.instance_cpu[(host, uuid)] = cores
 
+    def clear_gauges(self):
+        with self.collector.lock:
+            self.collector.gauges.clear()
+
     def set_gauge(self, name, value, **labels):
         with self.collector.lock:
             self.collector.gauges[(name, tuple(sorted(labels.items())))] = \
