@@ -136,6 +136,16 @@ OPTS = [
         min=0,
         help='Seconds after a rebalancing migration during which the same '
              'instance is not moved again. 0 disables the cooldown.'),
+    cfg.IntOpt(
+        'no_return_time',
+        default=21600,
+        min=0,
+        help='Seconds during which an instance is never moved back to a '
+             'host it left (any live migration, ours or an operator\'s), '
+             'whatever the loads say: the no-ping-pong rail, on top of '
+             '``margin``. Bursty instances otherwise return once their '
+             '``instance_cooldown`` is over. Derived from Nova\'s migration '
+             'records. 0 disables it. The ``seed`` policy ignores it.'),
     cfg.StrOpt(
         'metrics_source',
         default='nova',

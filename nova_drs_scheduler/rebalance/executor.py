@@ -51,26 +51,34 @@ class MigrationState:
     #: {host: migrations in flight with the host as source or destination}
     inflight_by_host: dict
     inflight_total: int
+    #: {instance uuid: hosts it left by a completed migration within the
+    #: no-return time}
+    left: dict = dataclasses.field(default_factory=dict)
 
 
 def migration_state(migrations, now: datetime.datetime, cooldown: int,
-                    quarantine: int) -> MigrationState:
+                    quarantine: int, no_return: int = 0) -> MigrationState:
     """Blocked instances and in-flight counts from Migration records.
 
     - in flight (any initiator): the instance is ``migrating`` and counts
       against both hosts' concurrency limits;
     - completed within ``cooldown`` seconds (any initiator): ``cooldown``,
       so no instance bounces back to the host it just left;
-    - failed within ``quarantine`` seconds, started by DRS: ``quarantine``.
+    - failed within ``quarantine`` seconds, started by DRS: ``quarantine``;
+    - completed within ``no_return`` seconds: its source is in ``left``.
     """
     blocked = {}
     by_host = {}
     total = 0
     now = timeutils.normalize_time(now)
+    left = {}
     newest_first = sorted(migrations, key=_changed_at, reverse=True)
     for migration in newest_first:
         uuid = migration.instance_uuid
         age = (now - _changed_at(migration)).total_seconds()
+        if (migration.status in DONE and age < no_return and
+                migration.source_compute):
+            left.setdefault(uuid, set()).add(migration.source_compute)
         if migration.status in IN_PROGRESS:
             total += 1
             for host in {migration.source_compute, migration.dest_compute}:
@@ -90,7 +98,9 @@ def migration_state(migrations, now: datetime.datetime, cooldown: int,
                 f'quarantine: migration {migration.uuid} to '
                 f'{migration.dest_compute} ended {migration.status} '
                 f'{int(age)}s ago (quarantine {quarantine}s)')
-    return MigrationState(blocked, by_host, total)
+    return MigrationState(blocked, by_host, total,
+                          {uuid: tuple(sorted(hosts))
+                           for uuid, hosts in left.items()})
 
 
 def _changed_at(migration) -> datetime.datetime:

@@ -190,7 +190,7 @@ def fallback_loads(hosts, instances, loads) -> dict:
 
 def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
-                   quarantine: int) -> model.Snapshot:
+                   quarantine: int, no_return: int = 0) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
@@ -201,7 +201,8 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
                                  config)
              for name, rows in sorted(cloud.hosts.items())}
     migrations = executor.migration_state(
-        cloud.migrations, timeutils.utcnow(), cooldown, quarantine)
+        cloud.migrations, timeutils.utcnow(), cooldown, quarantine,
+        no_return)
     on_hosts = [instance for instance, _cell in cloud.instances.values()
                 if instance.host in hosts]
     loads = fallback_loads(hosts, on_hosts, loads)
@@ -212,7 +213,8 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
             vcpus=instance.flavor.vcpus, memory_mb=instance.flavor.memory_mb,
             cpu_cores=loads.get(instance.uuid, 0.0),
             blocked=instance_blocked(
-                instance, migrations.blocked.get(instance.uuid)))
+                instance, migrations.blocked.get(instance.uuid)),
+            left=migrations.left.get(instance.uuid, ()))
         for instance in sorted(on_hosts, key=lambda i: i.uuid)]
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,

@@ -76,6 +76,9 @@ class InstanceSnapshot:
     #: Why the instance may not move now (opt-out, cooldown, quarantine,
     #: not ACTIVE, migrating); None when it may.
     blocked: str | None = None
+    #: Hosts the instance left within ``[drs] no_return_time``: never its
+    #: destination then (the no-ping-pong rail).
+    left: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)

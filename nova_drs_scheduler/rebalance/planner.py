@@ -274,12 +274,16 @@ class _Planner:
         cores = removal.instance.cpu_cores
         memory = removal.instance.memory_mb
         decide, cfg, hosts = self.policy.destination, self.config, self.hosts
+        left = self._left(removal.instance)
         refused = collections.Counter()
         best = None
         for floor, name in self.order.get(self._pool(source), ()):
             if best is not None and (floor, name) > best[:2]:
                 break
             if allowed is not None and name not in allowed:
+                continue
+            if name in left:
+                refused['no-return'] += 1
                 continue
             host = hosts[name]
             cpu, ram = self._project(host, cores, memory)
@@ -294,6 +298,10 @@ class _Planner:
         host = hosts[name]
         return base.Option(removal, host, cpu, ram,
                            base.pressure(host, cpu, ram)), refused
+
+    def _left(self, instance) -> tuple:
+        """Hosts the no-return rail bars for this instance."""
+        return instance.left if self.policy.no_return else ()
 
     def _unreachable(self, source):
         """Per rule, the hosts refused for any instance of ``source``: all
@@ -320,12 +328,15 @@ class _Planner:
         instance = removal.instance
         hosts, barred, resting = self.hosts, self.barred, self.resting
         pool = self._pool(source)
+        left = self._left(instance)
         rules = collections.Counter(r.rule for r in found.rejected)
         for name in found.allowed:
             if name == source.name:
                 continue
             rule, detail = barred.get(name, 'unknown-host'), ''
-            if rule is None:
+            if rule is None and name in left:
+                rule, detail = 'no-return', 'the instance left it recently'
+            elif rule is None:
                 host = hosts[name]
                 rule = resting.get(name)
                 if self._pool(host) != pool:

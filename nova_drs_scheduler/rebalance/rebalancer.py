@@ -130,7 +130,7 @@ class Rebalancer:
     def _snapshot(self, context, config, windows):
         drs = CONF.drs
         horizon = max(drs.instance_cooldown, drs.quarantine_time,
-                      drs.migration_timeout)
+                      drs.migration_timeout, drs.no_return_time)
         cloud = live.read_cloud(
             context, self.host_manager.enabled_cells, self.servicegroup_api,
             timeutils.utcnow() - datetime.timedelta(seconds=horizon))
@@ -150,7 +150,7 @@ class Rebalancer:
             if instance.host in over])
         snapshot = live.build_snapshot(
             cloud, settings, statuses, loads, config,
-            drs.instance_cooldown, drs.quarantine_time)
+            drs.instance_cooldown, drs.quarantine_time, drs.no_return_time)
         return snapshot, cloud
 
 

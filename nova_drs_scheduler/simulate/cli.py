@@ -133,6 +133,7 @@ def run(args) -> int:
             config=config,
             windows=functools.partial(rebalance_conf.metrics_windows, conf),
             interval=interval, cooldown=conf.drs.instance_cooldown,
+            no_return=conf.drs.no_return_time,
             ping_pong_periods=(args.ping_pong_periods
                                or max(1, 3 * 3600 // interval)))
         threshold = args.watcher_threshold or config.cpu_threshold

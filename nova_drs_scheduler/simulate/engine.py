@@ -46,6 +46,9 @@ class Settings:
     #: Seconds an instance stays put after a migration
     #: (``[drs] instance_cooldown``).
     cooldown: float = 3600.0
+    #: Seconds an instance is not sent back to a host it left
+    #: (``[drs] no_return_time``).
+    no_return: float = 21600.0
     #: A return to a host left this many periods ago or less is a ping-pong.
     ping_pong_periods: int = 180
 
@@ -67,6 +70,8 @@ class PeriodView:
     statuses: dict
     blocked: dict
     window: int
+    #: {vm: hosts it left within the no-return time}
+    left: dict = dataclasses.field(default_factory=dict)
 
     def vm_percent(self, vm: cluster_mod.VM, periods: int) -> float:
         """The VM's trace CPU averaged over its last ``periods`` periods."""
@@ -101,7 +106,8 @@ class PeriodView:
                 memory_mb=vm.flavor.memory_mb,
                 cpu_cores=(self.vm_percent(vm, self.window)
                            * vm.flavor.vcpus / 100.0),
-                blocked=self.blocked.get(name)))
+                blocked=self.blocked.get(name),
+                left=self.left.get(name, ())))
         return model.Snapshot(hosts=hosts, instances=instances,
                               config=config,
                               inflight_by_host=cluster.inflight_by_host(),
@@ -124,14 +130,28 @@ class Result:
 
 class _Blocker:
     """Instances the live service would not move now: in flight, or in
-    cooldown after a completed migration (the executor's rules)."""
+    cooldown after a completed migration; and the hosts each recently left
+    (the executor's rules)."""
 
-    def __init__(self, cooldown: float):
+    def __init__(self, cooldown: float, no_return: float):
         self.cooldown = cooldown
+        self.no_return = no_return
         self._done = {}
+        self._left = collections.defaultdict(list)
 
     def finished(self, migration: cluster_mod.Migration) -> None:
         self._done[migration.vm] = migration
+        self._left[migration.vm].append(migration)
+
+    def left(self, now: float) -> dict:
+        recent = {}
+        for name, moves in list(self._left.items()):
+            moves[:] = [m for m in moves if now - m.end < self.no_return]
+            if moves:
+                recent[name] = tuple(sorted({m.source for m in moves}))
+            else:
+                del self._left[name]
+        return recent
 
     def blocked(self, cluster: cluster_mod.Cluster, now: float) -> dict:
         blocked = {name: f'migrating {m.source} -> {m.destination}'
@@ -168,7 +188,7 @@ class _Run:
         self.windows = settings.windows()
         self.card = scoring.Scorecard(settings.config.cpu_threshold,
                                       settings.ping_pong_periods)
-        self.blocker = _Blocker(settings.cooldown)
+        self.blocker = _Blocker(settings.cooldown, settings.no_return)
         keep = max(self.windows.window,
                    HISTORY_SECONDS // settings.interval)
         self.history = {h: collections.deque(maxlen=keep)
@@ -197,7 +217,7 @@ class _Run:
         view = PeriodView(period, now, self.settings.interval, self.trace,
                           cluster, self.history, statuses,
                           self.blocker.blocked(cluster, now),
-                          self.windows.window)
+                          self.windows.window, self.blocker.left(now))
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).

@@ -70,6 +70,9 @@ class Policy(abc.ABC):
     #: Keep moving instances off a violated host, within the limits, while
     #: it stays projected over its threshold (False: one move per host).
     until_cured: bool = False
+    #: Refuse to send an instance back to a host it recently left
+    #: (``InstanceSnapshot.left``, rule ``no-return``).
+    no_return: bool = True
 
     @abc.abstractmethod
     def rank(self, removals: Sequence[Removal],

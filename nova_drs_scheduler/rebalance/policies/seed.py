@@ -2,9 +2,10 @@
 
 A violated host moves its least-loaded instance (lowest CPU in cores; ties
 by uuid) to the allowed host whose CPU utilization after the migration is
-lowest (ties by host name).  No margin, no minimum improvement, one move per
-violated host per period.  The planner still applies the rails every policy
-gets: blocked instances, limits, pools, stale and non-schedulable hosts.
+lowest (ties by host name).  No margin, no minimum improvement, no memory
+of the hosts an instance left, one move per violated host per period.  The
+planner still applies the rails every policy gets: blocked instances,
+limits, pools, stale and non-schedulable hosts.
 """
 
 from nova_drs_scheduler.rebalance.policies import base
@@ -12,6 +13,8 @@ from nova_drs_scheduler.rebalance.policies import base
 
 class SeedPolicy(base.Policy):
     name = 'seed'
+    #: The seed had no memory of past moves.
+    no_return = False
 
     def rank(self, removals, config):
         if not removals:
