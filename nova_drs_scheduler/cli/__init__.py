@@ -17,14 +17,6 @@ _CLOUD = ('plan', 'explain', 'status', 'history')
 COMMANDS = _CLOUD + ('simulate', 'demo')
 
 
-def _cloud_commands():
-    from nova_drs_scheduler.cli import inspect
-    return {'plan': inspect.add_plan_parser,
-            'explain': inspect.add_explain_parser,
-            'status': inspect.add_status_parser,
-            'history': history.add_parser}
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='nova-drs', description=__doc__, epilog=errors.EPILOG,
@@ -43,8 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
                            help='nova.conf to read (repeatable; default '
                                 '/etc/nova/nova.conf).')
     nova_conf.add_argument('--config-dir', action='append', default=[])
-    for name, add in _cloud_commands().items():
-        add(subparsers, [common, nova_conf]).set_defaults(command=name)
+    from nova_drs_scheduler.cli import inspect
+    for name, subparser in inspect.add_parsers(
+            subparsers, [common, nova_conf]).items():
+        subparser.set_defaults(command=name)
+    history.add_parser(subparsers, [common, nova_conf]).set_defaults(
+        command='history')
     demo.add_parser(subparsers, [common]).set_defaults(handler=demo.run)
     from nova_drs_scheduler.simulate import cli as simulate_cli
     simulate_cli.add_parser(subparsers)

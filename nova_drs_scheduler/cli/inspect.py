@@ -9,33 +9,26 @@ from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import output
 
 
-def add_plan_parser(subparsers, parents):
-    parser = subparsers.add_parser(
-        'plan', parents=parents,
-        help='Dry run: what would move now, and why.')
-    parser.set_defaults(handler=plan)
-    return parser
-
-
-def add_explain_parser(subparsers, parents):
-    parser = subparsers.add_parser(
-        'explain', parents=parents,
-        help='Why a host is or is not violated; why an instance would or '
-             'would not move, and which filter or rule rejected each '
-             'destination.')
-    parser.add_argument('subject', metavar='HOST|INSTANCE',
-                        help='A compute host name or an instance UUID.')
-    parser.set_defaults(handler=explain)
-    return parser
-
-
-def add_status_parser(subparsers, parents):
-    parser = subparsers.add_parser(
-        'status', parents=parents,
-        help='Every host\'s window, counter, pool, threshold and state; '
-             'migrations in flight, cooldowns and quarantines.')
-    parser.set_defaults(handler=status)
-    return parser
+def add_parsers(subparsers, parents) -> dict:
+    """``plan``, ``explain`` and ``status``; returns their parsers."""
+    helps = {
+        'plan': 'Dry run: what would move now, and why.',
+        'explain': 'Why a host is or is not violated; why an instance '
+                   'would or would not move, and which filter or rule '
+                   'rejected each destination.',
+        'status': 'Every host\'s window, counter, pool, threshold and '
+                  'state; migrations in flight, cooldowns and quarantines.',
+    }
+    handlers = {'plan': plan, 'explain': explain, 'status': status}
+    parsers = {}
+    for name, text in helps.items():
+        parsers[name] = subparsers.add_parser(name, parents=parents,
+                                              help=text)
+        parsers[name].set_defaults(handler=handlers[name])
+    parsers['explain'].add_argument(
+        'subject', metavar='HOST|INSTANCE',
+        help='A compute host name or an instance UUID.')
+    return parsers
 
 
 def _state(verdict: dict) -> str:

@@ -80,6 +80,21 @@ class _Collector(prom_registry.Collector):
             yield from by_name.values()
 
 
+def start_class_servers(test_class) -> None:
+    """An exporter and a Prometheus scraping it, for a whole test class.
+
+    Servers take seconds to start (and rate() windows to fill), so test
+    classes share them; class cleanups stop them.
+    """
+    test_class.exporter = Exporter()
+    test_class.exporter.setUp()
+    test_class.addClassCleanup(test_class.exporter.cleanUp)
+    test_class.prometheus = realservers.PrometheusServer(
+        [test_class.exporter.target])
+    test_class.prometheus.setUp()
+    test_class.addClassCleanup(test_class.prometheus.cleanUp)
+
+
 class Exporter(fixtures.Fixture):
     """Serve the collector on 127.0.0.1; set values with the setters."""
 

@@ -19,12 +19,7 @@ class PrometheusRebalanceTest(base.RebalanceTestBase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.exporter = drs_exporter.Exporter()
-        cls.exporter.setUp()
-        cls.addClassCleanup(cls.exporter.cleanUp)
-        cls.prometheus = realservers.PrometheusServer([cls.exporter.target])
-        cls.prometheus.setUp()
-        cls.addClassCleanup(cls.prometheus.cleanUp)
+        drs_exporter.start_class_servers(cls)
 
     def setUp(self):
         log_once.reset()

@@ -32,9 +32,7 @@ class PrometheusSourceTest(test.NoDBTestCase):
         # One exporter and one Prometheus for the class: a server takes
         # seconds to start and to fill its rate() window.
         super().setUpClass()
-        cls.exporter = drs_exporter.Exporter()
-        cls.exporter.setUp()
-        cls.addClassCleanup(cls.exporter.cleanUp)
+        drs_exporter.start_class_servers(cls)
         cls.exporter.set_host('compute1', cpu=85, ram=40)
         cls.exporter.set_host('compute2', cpu=20, ram=70)
         cls.exporter.set_instance('compute1', UUID_A, 1.5)
@@ -44,10 +42,6 @@ class PrometheusSourceTest(test.NoDBTestCase):
                                host='compute2')
         cls.exporter.set_gauge('drs_test_cpu', -3, host='compute3')
         cls.exporter.set_gauge('drs_test_cpu', 250, host='compute4')
-        cls.prometheus = realservers.PrometheusServer(
-            [cls.exporter.target])
-        cls.prometheus.setUp()
-        cls.addClassCleanup(cls.prometheus.cleanUp)
         # The default queries with their 5m rate() window shrunk: rate()
         # divides by the window, so it reads low until the window is full.
         cls.queries = {name: getattr(conf.prometheus, name.upper()).replace(
