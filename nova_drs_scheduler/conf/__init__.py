@@ -5,6 +5,8 @@ returning ``{group: [opts]}``; this package merges them for registration,
 validation and ``oslo-config-generator``.
 """
 
+import math
+
 from oslo_config import cfg
 
 from nova_drs_scheduler.conf import coordination
@@ -60,11 +62,23 @@ def validate(conf: cfg.ConfigOpts = CONF) -> None:
         section = conf if name == 'DEFAULT' else conf[name]
         for opt in opts:
             try:
-                getattr(section, opt.dest)
-            except (cfg.ConfigFileValueError, ValueError) as exc:
+                value = getattr(section, opt.dest)
+            except (cfg.Error, ValueError) as exc:
+                # cfg.Error: also a ``$name`` substitution naming nothing.
                 raise ConfigError(
                     f'Invalid value for option [{name}] {opt.name}: '
                     f'{exc}') from exc
+            # ``nan`` passes oslo.config's bounds (every comparison is
+            # false) and would silently disable what the option controls;
+            # an empty number (``opt =``) reads as None.
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(
+                    f'Invalid value for option [{name}] {opt.name}: '
+                    f'{value} is not a finite number')
+            if value is None and opt.default is not None:
+                raise ConfigError(
+                    f'Invalid value for option [{name}] {opt.name}: '
+                    f'empty; remove the line to use the default')
     for module in _MODULES:
         check = getattr(module, 'check', None)
         if check is not None:

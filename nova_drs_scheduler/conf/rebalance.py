@@ -71,10 +71,17 @@ OPTS = [
         **_PERCENT),
     cfg.IntOpt(
         'window',
-        default=3,
+        default=1,
         min=1,
-        help='Number of most recent samples averaged per host. A larger '
-             'window smooths bursty loads but reacts later.'),
+        help='Number of most recent samples averaged per host. The default '
+             'judges each period on its newest sample: ``stabilization`` '
+             'already demands that many consecutive periods over the '
+             'threshold, so a spike never triggers a move, and averaging on '
+             'top only delays relief (on the PlanetLab benchmark, window 3 '
+             'left a third more overloaded host-periods for the same '
+             'migrations; see doc/benchmarks.md). Raise it to 2 or 3 when '
+             'samples are noisy (a host hovering around the threshold whose '
+             'single samples dip under it keeps resetting its counter).'),
     cfg.IntOpt(
         'stabilization',
         default=3,
