@@ -19,9 +19,18 @@ LOG = logging.getLogger(__name__)
 CPU_METRIC = 'cpu.percent'
 
 
+def _field(metric, name):
+    """A metric's field, or None when unset: a Nova object raises
+    NotImplementedError on reading a field that JSON row did not set."""
+    try:
+        return getattr(metric, name, None)
+    except NotImplementedError:
+        return None
+
+
 def _metric(metrics, name):
     for metric in metrics or ():
-        if getattr(metric, 'name', None) == name:
+        if _field(metric, 'name') == name:
             return metric
     return None
 
@@ -38,15 +47,15 @@ def cpu_percent(host: str, metrics, max_age: float, now=None):
     if metric is None:
         return None
     try:
-        value = float(metric.value)
-    except (TypeError, ValueError, AttributeError):
+        value = float(_field(metric, 'value'))
+    except (TypeError, ValueError):
         value = math.nan
     if not math.isfinite(value) or value < 0 or value > 100:
         log_once.warning(LOG, (host, 'cpu-value', repr(value)),
                          'Host %s: ignoring invalid %s value %r.',
-                         host, CPU_METRIC, getattr(metric, 'value', None))
+                         host, CPU_METRIC, _field(metric, 'value'))
         return None
-    timestamp = getattr(metric, 'timestamp', None)
+    timestamp = _field(metric, 'timestamp')
     if timestamp is None:
         return None
     now = timeutils.normalize_time(now or timeutils.utcnow())

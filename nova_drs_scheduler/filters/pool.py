@@ -5,6 +5,8 @@ from nova.scheduler.filters import extra_specs_ops
 from nova.scheduler.filters import utils as filter_utils
 from oslo_log import log as logging
 
+from nova_drs_scheduler import log_once
+
 LOG = logging.getLogger(__name__)
 
 #: Flavor extra-spec scope matched against aggregate metadata.
@@ -17,6 +19,23 @@ def pool_requirements(extra_specs) -> dict:
     return {key[len(prefix):]: value
             for key, value in (extra_specs or {}).items()
             if key.startswith(prefix)}
+
+
+def _matches(host: str, key: str, value: str, requirement: str) -> bool:
+    """Nova's matcher, but a value it cannot compare is no match.
+
+    ``extra_specs_ops.match`` raises ValueError for a numeric operator on
+    a non-numeric metadata value and IndexError for a bare ``<or>``.
+    """
+    try:
+        return extra_specs_ops.match(value, requirement)
+    except (ValueError, IndexError):
+        log_once.warning(
+            LOG, (host, 'DRSPoolFilter', key, value, requirement),
+            'DRSPoolFilter: host %s: aggregate metadata %s=%r cannot be '
+            'matched against %r; treated as no match.', host, key, value,
+            requirement)
+        return False
 
 
 class DRSPoolFilter(filters.BaseHostFilter):
@@ -46,7 +65,7 @@ class DRSPoolFilter(filters.BaseHostFilter):
                           'host sets %(key)s.', {'host': host_state,
                                                  'key': key})
                 return False
-            if not any(extra_specs_ops.match(value, requirement)
+            if not any(_matches(host_state.host, key, value, requirement)
                        for value in values):
                 LOG.debug('%(host)s fails DRSPoolFilter: %(key)s=%(vals)s '
                           'does not match %(req)r.',

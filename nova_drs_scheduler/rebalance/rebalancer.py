@@ -137,7 +137,11 @@ class Rebalancer:
         settings = {name: aggregate_settings.host_settings(
             name, rows.aggregates, config)
             for name, rows in cloud.hosts.items()}
-        samples = self.source.host_samples(context, sorted(cloud.hosts))
+        # A host whose compute service is down can neither give nor take an
+        # instance: left unsampled, it is not judged, whatever its metrics
+        # say, and its window restarts when it is back.
+        samples = self.source.host_samples(context, sorted(
+            name for name, rows in cloud.hosts.items() if rows.up))
         statuses = windows.update(
             time.time(), samples,
             {name: (s.cpu_threshold, s.ram_threshold)

@@ -1,12 +1,17 @@
 """UtilizationWeigher: prefer the host least loaded after placement."""
 
+import math
+
 from nova.scheduler import utils as scheduler_utils
 from nova.scheduler import weights
+from oslo_log import log as logging
 
 from nova_drs_scheduler import conf
+from nova_drs_scheduler import log_once
 from nova_drs_scheduler import utilization
 
 CONF = conf.CONF
+LOG = logging.getLogger(__name__)
 
 #: Aggregate metadata key overriding [drs] utilization_weight_multiplier.
 AGGREGATE_MULTIPLIER_KEY = 'drs_utilization_weight_multiplier'
@@ -42,9 +47,18 @@ class UtilizationWeigher(weights.BaseHostWeigher):
         conf.validate(CONF)
 
     def weight_multiplier(self, host_state):
-        return scheduler_utils.get_weight_multiplier(
-            host_state, AGGREGATE_MULTIPLIER_KEY,
-            CONF.drs.utilization_weight_multiplier)
+        default = CONF.drs.utilization_weight_multiplier
+        value = scheduler_utils.get_weight_multiplier(
+            host_state, AGGREGATE_MULTIPLIER_KEY, default)
+        if math.isfinite(value):
+            return value
+        # Nova's parser takes "nan" or "inf", which would make every
+        # host's weight nan and the ranking arbitrary.
+        log_once.warning(
+            LOG, (host_state.host, AGGREGATE_MULTIPLIER_KEY, value),
+            'Host %s: ignoring non-finite aggregate metadata %s=%s.',
+            host_state.host, AGGREGATE_MULTIPLIER_KEY, value)
+        return default
 
     def _weigh_object(self, host_state, weight_properties):
         opts = CONF.drs

@@ -20,6 +20,7 @@ naming the option, since nothing can be measured at all.
 """
 
 import json
+import math
 import time
 
 from nova_drs_scheduler.rebalance.metrics import HostSample
@@ -51,9 +52,9 @@ class StaticSource(base.MetricsSource):
                 entry = table.get(host)
                 ram = entry.get('ram_percent')
                 samples[host] = HostSample(
-                    float(entry.get('timestamp', default_ts)),
-                    float(entry['cpu_percent']),
-                    None if ram is None else float(ram))
+                    _number(entry.get('timestamp', default_ts)),
+                    _number(entry['cpu_percent'], 100),
+                    None if ram is None else _number(ram, 100))
             except (AttributeError, KeyError, TypeError, ValueError):
                 continue
         return samples
@@ -63,7 +64,15 @@ class StaticSource(base.MetricsSource):
         loads = {}
         for instance in instances:
             try:
-                loads[instance.uuid] = float(table[instance.uuid])
+                loads[instance.uuid] = _number(table[instance.uuid])
             except (KeyError, TypeError, ValueError):
                 continue
         return loads
+
+
+def _number(raw, maximum=math.inf) -> float:
+    """A finite number in ``0..maximum``; else ValueError (entry left out)."""
+    value = float(raw)
+    if not math.isfinite(value) or not 0 <= value <= maximum:
+        raise ValueError(raw)
+    return value

@@ -187,7 +187,7 @@ class HungMigrationTest(FaultTestBase):
         self.assertEqual(1, len(self._migrations(server)))
 
 
-class _Crash(Exception):
+class _KilledError(Exception):
     """The scheduler process dying."""
 
 
@@ -211,10 +211,10 @@ class SchedulerRestartTest(FaultTestBase):
 
         def start_then_die(self_, *args):
             real_start(self_, *args)
-            raise _Crash()
+            raise _KilledError()
 
         with mock.patch.object(executor.Executor, 'start', start_then_die):
-            self.assertRaises(_Crash, self._period, HOT, loads)
+            self.assertRaises(_KilledError, self._period, HOT, loads)
         self._wait_for_migration_status(server, 'running')
         self._restart_scheduler()
 
