@@ -57,6 +57,14 @@ paste.app_factory = nova.api.openstack.compute.versions:VersionsV2.factory
 """
 
 
+#: Seconds between rebalance periods of the schedulers under test.
+REBALANCE_INTERVAL = 6
+
+
+def history_file(service_dir: str) -> str:
+    return os.path.join(service_dir, 'drs-history.jsonl')
+
+
 class Layout:
     """Ports and URLs every config file is written from."""
 
@@ -109,6 +117,8 @@ def _nova_common(layout: Layout, host: str, state: str) -> dict:
         'neutron': dict(token_auth, endpoint=layout.fakes_url,
                         endpoint_override=layout.fakes_url),
         'cinder': {'os_region_name': 'RegionOne'},
+        # 11 servers in one project: more than the default quota of 10.
+        'quota': {'instances': -1, 'cores': -1, 'ram': -1},
         'wsgi': {'api_paste_config':
                  os.path.join(layout.base, 'nova-api', 'api-paste.ini')},
     }
@@ -160,10 +170,11 @@ def scheduler(layout: Layout, host: str) -> str:
     sections['drs'] = {
         'automation': 'automatic', 'mode': 'aggregate',
         'cpu_threshold': 80, 'ram_threshold': 100, 'margin': 10,
-        'window': 2, 'stabilization': 2, 'rebalance_interval': 6,
+        'window': 2, 'stabilization': 2,
+        'rebalance_interval': REBALANCE_INTERVAL,
         'metrics_max_age': 30, 'max_migrations_per_period': 1,
         'instance_cooldown': 3600, 'migration_timeout': 120,
-        'history_file': os.path.join(path, 'drs-history.jsonl'),
+        'history_file': history_file(path),
         'coordination_backend_url': layout.redis.url,
     }
     text_path = os.path.join(path, 'nova.conf')
@@ -183,7 +194,7 @@ def compute(layout: Layout, host: str) -> tuple[str, str]:
     sections = _nova_common(layout, host, path)
     del sections['database'], sections['api_database']
     sections['DEFAULT'].update({
-        'compute_driver': 'e2e.virt.FileCPUDriver',
+        'compute_driver': 'filecpu.FileCPUDriver',
         'compute_monitors': 'cpu.virt_driver',
         'update_resources_interval': 3,
     })

@@ -6,6 +6,7 @@ gunicorn, and every service reads only its config file(s).
 """
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -97,11 +98,24 @@ class Deployment:
     # -- services ---------------------------------------------------------
 
     def _gunicorn(self, name, app, url, env) -> None:
+        """Serve ``app`` with gunicorn configured from a file in its cwd.
+
+        Nova's WSGI module parses ``sys.argv`` as its own command line, so
+        gunicorn gets no arguments: it reads ./gunicorn.conf.py instead.
+        """
+        workdir = self.layout.service_dir(f'{name}-wsgi')
         port = url.rsplit(':', 1)[1]
-        self.sup.start(name, [
-            tool('gunicorn'), '--bind', f'127.0.0.1:{port}',
-            '--workers', '1', '--threads', '8', '--timeout', '120',
-            '--worker-class', 'gthread', app], env=dict(self.env, **env))
+        with open(os.path.join(workdir, 'gunicorn.conf.py'), 'w') as handle:
+            handle.write(f'wsgi_app = {app!r}\n'
+                         f'bind = ["127.0.0.1:{port}"]\n'
+                         'workers = 1\nthreads = 8\ntimeout = 120\n'
+                         'worker_class = "gthread"\n'
+                         # Longer than any client's idle gap, so a client
+                         # never reuses a connection being closed.
+                         'keepalive = 75\n'
+                         'control_socket_disable = True\n')
+        self.sup.start(name, [tool('gunicorn')], env=dict(self.env, **env),
+                       cwd=workdir)
 
         def ready():
             try:
@@ -131,17 +145,19 @@ class Deployment:
             tool('nova-drs-scheduler'), '--config-file',
             self.scheduler_conf[host]], env=self.env)
 
-    def stop_scheduler(self, host: str, sig=None) -> None:
-        name = f'nova-drs-scheduler-{host}'
-        if sig is None:
-            self.sup.stop(name)
-        else:
-            self.sup.kill(name, sig)
+    def history_file(self, host: str) -> str:
+        return conf.history_file(os.path.dirname(self.scheduler_conf[host]))
+
+    rebalance_interval = conf.REBALANCE_INTERVAL
+
+    def kill_scheduler(self, host: str) -> None:
+        """SIGKILL, as a crash or the OOM killer would."""
+        self.sup.kill(f'nova-drs-scheduler-{host}', signal.SIGKILL)
 
     def start_computes(self) -> None:
         for host in COMPUTES:
             self.sup.start(f'nova-compute-{host}', [
-                tool('nova-compute'), '--config-file',
+                sys.executable, '-m', 'e2e.compute', '--config-file',
                 self.compute_conf[host]], env=self.env)
 
     def set_cpu(self, host: str, percent: float) -> None:

@@ -5,6 +5,8 @@ One WSGI app on one port, served by gunicorn like the real APIs:
 - **Glance**: ``GET /v2/images/{id}`` returns one fixed, active, public
   image (``IMAGE_ID``) and 404 for any other id.  Nova needs an image to
   boot without volumes; the fake virt driver never downloads it.
+  ``GET /v2/schemas/image`` returns a permissive schema, which
+  glanceclient fetches before it parses an image.
 - **Neutron, empty**: every ``GET /v2.0/<collection>`` returns an empty
   list.  Servers boot with ``networks: none``, so they have no ports, but
   Nova still asks Neutron about ports during live migration; an empty
@@ -27,12 +29,19 @@ IMAGE = {
     'schema': '/v2/schemas/image',
 }
 
+#: glanceclient treats only the schema's properties as image attributes.
+IMAGE_SCHEMA = {'name': 'image', 'properties': {key: {} for key in IMAGE},
+                'additionalProperties': {'type': 'string'}, 'links': []}
+
 
 def application(environ, start_response):
     method = environ['REQUEST_METHOD']
     parts = [p for p in environ['PATH_INFO'].split('/') if p]
     status, body = '501 Not Implemented', {'error': 'not faked'}
-    if method == 'GET' and parts[:2] == ['v2', 'images'] and len(parts) == 3:
+    if method == 'GET' and parts == ['v2', 'schemas', 'image']:
+        status, body = '200 OK', IMAGE_SCHEMA
+    elif method == 'GET' and parts[:2] == ['v2', 'images'] and \
+            len(parts) == 3:
         if parts[2] == IMAGE_ID:
             status, body = '200 OK', IMAGE
         else:

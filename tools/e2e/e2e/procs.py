@@ -31,13 +31,6 @@ class Supervisor:
         self.procs[name] = proc
         return proc
 
-    def log_path(self, name: str) -> str:
-        return os.path.join(self.log_dir, f'{name}.log')
-
-    def alive(self, name: str) -> bool:
-        proc = self.procs.get(name)
-        return proc is not None and proc.poll() is None
-
     def kill(self, name: str, sig=signal.SIGKILL) -> None:
         """Signal the whole process group of ``name`` and reap it."""
         proc = self.procs.pop(name, None)
@@ -62,10 +55,17 @@ class Supervisor:
             time.sleep(0.1)
         self.kill(name)
 
-    def stop_all(self) -> None:
-        # Reverse start order: services before the brokers they use.
-        for name in reversed(list(self.procs)):
-            self.stop(name, grace=5.0)
+    def stop_all(self, grace: float = 10.0) -> None:
+        """SIGTERM every group at once, SIGKILL what is left after
+        ``grace`` seconds."""
+        for proc in self.procs.values():
+            _signal_group(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and any(
+                proc.poll() is None for proc in self.procs.values()):
+            time.sleep(0.2)
+        for name in list(self.procs):
+            self.kill(name)
 
 
 def _signal_group(pgid: int, sig) -> None:
