@@ -13,6 +13,7 @@ from e2e import client
 from e2e import deploy
 from e2e import fakes
 from e2e import load
+from nova_drs_scheduler.rebalance import record
 
 THRESHOLD = 70.0          # aggregate metadata drs_cpu_threshold
 #: What a heated host's servers add up to: the host is at 80%, and moving
@@ -23,19 +24,11 @@ LAYOUT = {'compute1': 4, 'compute2': 3, 'compute3': 3}
 
 
 def read_history(path: str) -> list:
-    """The latest version of each record of a history file, oldest first."""
-    records = {}
+    """The scheduler's decision records, as ``nova-drs history`` reads them."""
     try:
-        with open(path) as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                records[record['id']] = record
+        return record.read_file(path)
     except FileNotFoundError:
-        pass
-    return list(records.values())
+        return []
 
 
 def wait_for(fetch, done, timeout: float, interval: float = 2.0):
