@@ -1,7 +1,5 @@
 """Option validation: a bad value stops the service, naming the option."""
 
-import os
-import tempfile
 
 from nova import test
 from oslo_config import cfg
@@ -9,16 +7,14 @@ from oslo_config import cfg
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.filters import utilization as util_filter
 from nova_drs_scheduler.weighers import utilization as util_weigher
+from tests import tempfiles
 
 
 class ValidateTest(test.NoDBTestCase):
 
     def _conf_from_file(self, text):
         """A ConfigOpts parsed from a real file, as the service does."""
-        fd, path = tempfile.mkstemp(suffix='.conf')
-        with os.fdopen(fd, 'w') as handle:
-            handle.write(text)
-        self.addCleanup(os.unlink, path)
+        path = tempfiles.write(self, text, '.conf')
         parsed = cfg.ConfigOpts()
         conf.register_opts(parsed)
         parsed(['--config-file', path], project='nova',

@@ -1,8 +1,6 @@
 """Metric sources: the stevedore loader and the static JSON source."""
 
 import json
-import os
-import tempfile
 
 import fixtures
 from nova import test
@@ -11,6 +9,7 @@ from nova_drs_scheduler import conf
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import sources
 from nova_drs_scheduler.rebalance.sources import static
+from tests import tempfiles
 
 
 class Instance:
@@ -21,10 +20,9 @@ class Instance:
 class StaticSourceTest(test.NoDBTestCase):
 
     def write(self, data):
-        fd, path = tempfile.mkstemp(suffix='.json')
-        with os.fdopen(fd, 'w') as handle:
-            handle.write(data if isinstance(data, str) else json.dumps(data))
-        self.addCleanup(os.unlink, path)
+        path = tempfiles.write(
+            self, data if isinstance(data, str) else json.dumps(data),
+            '.json')
         self.flags(metrics_source='static', static_metrics_file=path,
                    group='drs')
         return path

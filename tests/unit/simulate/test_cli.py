@@ -4,12 +4,12 @@ import contextlib
 import io
 import json
 import os
-import tempfile
 
 import fixtures
 import testtools
 
 from nova_drs_scheduler.simulate import cli
+from tests import tempfiles
 
 
 class CliTest(testtools.TestCase):
@@ -41,11 +41,8 @@ class CliTest(testtools.TestCase):
         self.assertEqual(60, len(document['results'][0]['stddev']))
 
     def test_drs_options_come_from_the_config_file(self):
-        fd, path = tempfile.mkstemp(suffix='.conf')
-        with os.fdopen(fd, 'w') as stream:
-            stream.write('[drs]\nrebalance_interval = 300\n'
-                         'cpu_threshold = 70\n')
-        self.addCleanup(os.unlink, path)
+        path = tempfiles.write(self, '[drs]\nrebalance_interval = 300\n'
+                               'cpu_threshold = 70\n', '.conf')
         code, _, _ = self._main(
             '--vms', '30', '--steps', '4', '--strategies', 'balanced',
             '--config-file', path, '--output-dir', self.out, '--no-plot')
@@ -58,10 +55,7 @@ class CliTest(testtools.TestCase):
                          parameters['watcher']['workload_balance'])
 
     def test_bad_trace_is_reported_with_its_line(self):
-        fd, path = tempfile.mkstemp(suffix='.csv')
-        with os.fdopen(fd, 'w') as stream:
-            stream.write('vm,t0,t1\na,10,oops\n')
-        self.addCleanup(os.unlink, path)
+        path = tempfiles.write(self, 'vm,t0,t1\na,10,oops\n', '.csv')
         code, _, stderr = self._main('--trace', path,
                                      '--output-dir', self.out)
         self.assertEqual(2, code)

@@ -1,21 +1,16 @@
 """Trace parsing: both formats, detection, and clear errors."""
 
-import os
-import tempfile
 
 import testtools
 
 from nova_drs_scheduler.simulate import traces
+from tests import tempfiles
 
 
 class LoadTest(testtools.TestCase):
 
     def _file(self, text):
-        fd, path = tempfile.mkstemp(suffix='.csv')
-        with os.fdopen(fd, 'w') as handle:
-            handle.write(text)
-        self.addCleanup(os.unlink, path)
-        return path
+        return tempfiles.write(self, text, '.csv')
 
     def test_planetlab_with_header(self):
         path = self._file('vm,t000,t001,t002\na,10,20,30\nb,0,5,100\n')
