@@ -1,8 +1,9 @@
 """DRSSchedulerManager: Nova's scheduler plus the periodic rebalancer.
 
-``select_destinations`` is Nova's, untouched.  A periodic task runs one
-rebalance period every ``[drs] rebalance_interval`` seconds; tests and the
-CLI call :meth:`DRSSchedulerManager.run_rebalance` directly.
+``select_destinations`` is Nova's; only its placement client hands out
+allocation requests that copy fast (``allocation_requests``).  A periodic
+task runs one rebalance period every ``[drs] rebalance_interval`` seconds;
+tests and the CLI call :meth:`DRSSchedulerManager.run_rebalance` directly.
 
 Nova evaluates ``@periodic_task(spacing=...)`` when this module is imported,
 which may be before nova.conf is parsed.  The decorator therefore carries a
@@ -14,6 +15,7 @@ from nova.scheduler import manager
 from oslo_log import log as logging
 from oslo_service import periodic_task
 
+from nova_drs_scheduler import allocation_requests
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import host_manager
 from nova_drs_scheduler.rebalance import coordination
@@ -40,6 +42,10 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # that runs it (a tooz heartbeat would not survive a fork).
         self.rebalancer = rebalancer.Rebalancer(
             self.host_manager, self.placement_client, self.servicegroup_api)
+
+    @property
+    def placement_client(self):
+        return allocation_requests.ReportClient(super().placement_client)
 
     def _set_rebalance_spacing(self, interval: int) -> None:
         """Shadow the class-level spacing read at import time."""

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark: stock Nova HostManager against CachingHostManager.
+"""Benchmark: stock Nova's scheduler against ours (DRSSchedulerManager
+with CachingHostManager).
 
 Builds, per N, a real Nova API and cell database with N compute nodes, their
 nova-compute services, host mappings and instances, plus an in-process
@@ -9,10 +10,12 @@ process:
 1. host-state retrieval (``get_host_states_by_uuids``) for one request;
 2. filtering and weighing those host states (Nova's default filters and
    weighers);
-3. a whole ``SchedulerManager.select_destinations`` with placement, and the
-   same minus the time spent inside placement calls.
+3. a whole ``select_destinations`` with placement, and the same minus the
+   time spent inside placement calls.
 
-Our manager is measured on a fresh cache (the steady state), and once on
+Stock is Nova's ``SchedulerManager`` with its ``HostManager``; ours is
+``DRSSchedulerManager``, as ``nova-drs-scheduler`` runs it. Our manager is
+measured on a fresh cache (the steady state), and once on
 the request that pays an incremental refresh. Usage::
 
     tools/bench_host_manager.py --nodes 100 1000 5000
@@ -26,6 +29,7 @@ import argparse  # noqa: E402
 import collections  # noqa: E402
 import contextlib  # noqa: E402
 import datetime  # noqa: E402
+import random  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -52,7 +56,7 @@ from oslo_utils import timeutils  # noqa: E402
 from oslo_utils import uuidutils  # noqa: E402
 
 import nova_drs_scheduler.conf  # noqa: E402
-from nova_drs_scheduler.host_manager import CachingHostManager  # noqa: E402
+from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 
 CONF = nova_drs_scheduler.conf.CONF
 REPEATS = {100: 21, 1000: 11, 5000: 5, 10000: 3}
@@ -192,10 +196,36 @@ def template_rows(ctxt, cell_url):
     return rows
 
 
+def host_usage(rng, row, instances):
+    """Column values of a compute node running ``instances`` instances of
+    varied sizes, so that weighers see a spread like a real cloud's."""
+    vcpus = sum(rng.choice((1, 2, 4, 8)) for _ in range(instances))
+    ram = sum(rng.choice((1024, 2048, 4096, 8192)) for _ in range(instances))
+    disk = sum(rng.choice((10, 20, 40, 80)) for _ in range(instances))
+    metrics = jsonutils.loads(row['metrics'])
+    for metric in metrics:
+        metric['value'] = round(rng.uniform(0.05, 0.95), 3)
+    return dict(
+        vcpus_used=vcpus, memory_mb_used=ram,
+        free_ram_mb=row['memory_mb'] - ram, local_gb_used=disk,
+        free_disk_gb=row['local_gb'] - disk,
+        disk_available_least=row['local_gb'] - disk,
+        running_vms=instances, current_workload=rng.randint(0, 3),
+        metrics=jsonutils.dumps(metrics),
+        stats=jsonutils.dumps(dict(
+            jsonutils.loads(row['stats']), num_instances=str(instances),
+            num_vm_active=str(instances), num_proj_p=str(instances),
+            io_workload=str(rng.randint(0, 3)))))
+
+
 def populate(ctxt, cell, cell_url, size, per_host):
-    """N hosts: service, compute node, host mapping, instances."""
+    """N hosts: service, compute node, host mapping and, on average,
+    ``per_host`` instances (seeded, so runs are comparable)."""
+    rng = random.Random(size)
     rows = template_rows(ctxt, cell_url)
     hosts = [f'compute-{i:05d}' for i in range(size)]
+    counts = {host: rng.randint(per_host // 2, per_host * 3 // 2)
+              for host in hosts}
     nodes = {}
     engine = sa.create_engine(cell_url)
     with engine.begin() as conn:
@@ -207,14 +237,16 @@ def populate(ctxt, cell, cell_url, size, per_host):
             models.Service.__table__.c.id)).all())
         for host in hosts:
             nodes[host] = uuidutils.generate_uuid()
+        node_row = rows['compute_nodes']
         conn.execute(models.ComputeNode.__table__.insert(), [
-            dict(rows['compute_nodes'], host=host, hypervisor_hostname=host,
-                 uuid=nodes[host], service_id=service_ids[host])
+            dict(node_row, host=host, hypervisor_hostname=host,
+                 uuid=nodes[host], service_id=service_ids[host],
+                 **host_usage(rng, node_row, counts[host]))
             for host in hosts])
         conn.execute(models.Instance.__table__.insert(), [
             dict(rows['instances'], host=host, node=host,
                  uuid=uuidutils.generate_uuid())
-            for host in hosts for _ in range(per_host)])
+            for host in hosts for _ in range(counts[host])])
         instances = conn.execute(sa.select(
             models.Instance.__table__.c.host,
             models.Instance.__table__.c.uuid).where(
@@ -317,12 +349,11 @@ def filter_and_weigh(manager, hosts, spec):
         manager.get_filtered_hosts(hosts, spec), spec)
 
 
-def make_scheduler(host_manager, pushed):
-    host_manager._instance_info = {
+def with_instance_info(scheduler, pushed):
+    """``scheduler``, its host manager primed as computes would prime it."""
+    scheduler.host_manager._instance_info = {
         host: {'instances': dict(instances), 'updated': True}
         for host, instances in pushed.items()}
-    scheduler = scheduler_manager.SchedulerManager()
-    scheduler.host_manager = host_manager
     return scheduler
 
 
@@ -431,14 +462,14 @@ def run_size(args, workdir, size):
         repeats = REPEATS.get(size, 3)
         # Fresh rows for the steady state: nothing expires mid-run.
         CONF.set_override('max_staleness', 300, group='drs_host_cache')
-        ours_manager = CachingHostManager()
+        ours = with_instance_info(DRSSchedulerManager(), pushed)
         result = measure(ctxt, {
-            'stock': make_scheduler(nova_host_manager.HostManager(), pushed),
-            'ours': make_scheduler(ours_manager, pushed)},
-            nodes, placement.api, repeats)
+            'stock': with_instance_info(
+                scheduler_manager.SchedulerManager(), pushed),
+            'ours': ours}, nodes, placement.api, repeats)
         CONF.clear_override('max_staleness', group='drs_host_cache')
         result['ours']['refresh'], changed = measure_refresh(
-            ctxt, ours_manager, nodes, cell_url, repeats)
+            ctxt, ours.host_manager, nodes, cell_url, repeats)
         unsynced = (measure_unsynced(ctxt, nodes, min(repeats, 5))
                     if size <= UNSYNCED_MAX_NODES else None)
     drop_cell(cell)

@@ -41,8 +41,12 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
         if name == 'DEFAULT':
             conf.register_opts(opts)
         else:
-            conf.register_group(group)
-            conf.register_opts(opts, group=group)
+            # A new OptGroup per ConfigOpts: oslo.config copies a group
+            # shallowly, so two ConfigOpts registering the same one share
+            # their option values and overrides.
+            conf.register_group(cfg.OptGroup(name, title=group.title,
+                                             help=group.help))
+            conf.register_opts(opts, group=name)
 
 
 def list_opts():

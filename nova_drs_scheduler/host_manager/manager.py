@@ -22,8 +22,10 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler.host_manager import filtering
 from nova_drs_scheduler.host_manager import snapshot as snapshot_mod
 from nova_drs_scheduler.host_manager import state
+from nova_drs_scheduler.host_manager import weighing
 
 CONF = drs_conf.CONF
 LOG = logging.getLogger(__name__)
@@ -56,6 +58,9 @@ class CachingHostManager(host_manager.HostManager):
         #: Monotonic clock of the staleness bound; tests replace it.
         self.clock = time.monotonic
         super().__init__()
+        # Same results as Nova's handlers, minus per-host overheads.
+        self.filter_handler = filtering.FilterHandler()
+        self.weight_handler = weighing.WeightHandler()
 
     def host_state_cls(self, host: str, node: str, cell: str,
                        **kwargs: Any) -> state.CachedHostState:
@@ -168,58 +173,53 @@ class CachingHostManager(host_manager.HostManager):
         states = {}
         for cell_uuid, computes in compute_nodes.items():
             snap = self._snapshots.get(cell_uuid)
+            entries = snap.by_compute_object if snap else {}
             for compute in computes:
-                service = services.get(compute.host)
+                node = entries.get(id(compute))
+                if node is None or node.compute is not compute:
+                    # A concurrent refresh or invalidation replaced the
+                    # snapshot these rows came from: parse them here.
+                    node = snapshot_mod.node_entry(
+                        self.host_state_cls, cell_uuid, compute)
+                service = services.get(node.host)
                 if not service:
                     LOG.warning('No compute service record found for host '
-                                '%(host)s', {'host': compute.host})
+                                '%(host)s', {'host': node.host})
                     continue
-                key = (compute.host, compute.hypervisor_hostname)
+                key = (node.host, node.nodename)
                 if key not in states:
-                    states[key] = self._fork(context, snap, cell_uuid,
-                                             compute, service)
+                    states[key] = self._fork(context, snap, node, service)
         return iter(states.values())
 
     def _fork(self, context: Any, snap: snapshot_mod.CellSnapshot | None,
-              cell_uuid: str, compute: Any,
+              node: snapshot_mod.NodeEntry,
               service: Any) -> state.CachedHostState:
-        """A request-private HostState for ``compute``.
-
-        The snapshot's template and service view are used when they were
-        built from these very rows; a concurrent refresh or invalidation
-        may have replaced them, and then they are rebuilt here.
-        """
-        node = snap.nodes.get(compute.uuid) if snap else None
-        if node is not None and node.compute is compute:
-            template = node.template
-        else:
-            template = snapshot_mod.build_template(
-                self.host_state_cls, cell_uuid, compute)
-        cached = snap.services.get(compute.host) if snap else None
+        """A request-private HostState for ``node``."""
+        cached = snap.services.get(node.host) if snap else None
         if cached is not None and cached.service is service:
             view = cached.view
         else:
             view = snapshot_mod.service_view(service)
-        return template.fork(view, self._get_aggregates_info(compute.host),
-                             self._instances_on(context, snap, compute))
+        return node.template.fork(view, self._get_aggregates_info(node.host),
+                                  self._instances_on(context, snap, node))
 
     def _instances_on(self, context: Any,
                       snap: snapshot_mod.CellSnapshot | None,
-                      compute: Any) -> dict:
-        """A private copy of the instances on the host of ``compute``.
+                      node: snapshot_mod.NodeEntry) -> dict:
+        """A private copy of the instances on the host of ``node``.
 
         What the compute pushed wins, as in stock Nova, and so does a
         re-read done on the compute's behalf if it is newer than the cached
         rows; otherwise the cached instance rows stand in for stock's
         per-host query.
         """
-        pushed = self._instance_info.get(compute.host)
+        pushed = self._instance_info.get(node.host)
         if snap is None:
-            return dict(self._get_instance_info(context, compute))
+            return dict(self._get_instance_info(context, node.compute))
         if pushed and (pushed.get('updated') or
                        pushed.get(_READ_AT, -math.inf) >= snap.loaded_at):
             return dict(pushed['instances'])
-        return dict(snap.instances.get(compute.host, {}))
+        return dict(snap.instances.get(node.host, {}))
 
     def _recreate_instance_info(self, context, host_name):
         # Stock re-reads a host's instances when its compute reports

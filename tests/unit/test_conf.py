@@ -57,3 +57,18 @@ class ValidateTest(test.NoDBTestCase):
         self.assertIn('utilization_weight_multiplier', names)
         for opt in groups['drs']:
             self.assertTrue(opt.help, opt.name)
+
+
+class RegisterTest(test.NoDBTestCase):
+
+    def test_private_configs_do_not_share_values(self):
+        # The CLI and the simulator parse their own ConfigOpts; a value set
+        # on one must not show through another (oslo.config shares the
+        # options of a group object registered twice).
+        first, second = cfg.ConfigOpts(), cfg.ConfigOpts()
+        for parsed in (first, second):
+            conf.register_opts(parsed)
+            parsed([], default_config_files=[])
+        first.set_override('rebalance_interval', 30, group='drs')
+        self.assertEqual(30, first.drs.rebalance_interval)
+        self.assertEqual(60, second.drs.rebalance_interval)

@@ -1,0 +1,98 @@
+"""Nova's weighing, without the per-host work that changes no result.
+
+Nova's ``BaseWeightHandler.get_weighed_objects`` builds three debug dicts
+and one formatted string per host and weigher even when debug logging is
+off, and asks every weigher for its multiplier once per host. At 1000
+hosts and Nova's 13 weighers that is most of the weighing time. This
+handler computes the same weights in the same order of floating-point
+operations; it only skips the logging nobody reads, and asks a weigher
+whose multiplier is known to depend on nothing but configuration and the
+host's aggregates (Nova's documented contract, which every in-tree weigher
+and ours keep) once per distinct set of aggregates in the request.
+"""
+
+import logging as std_logging
+from collections.abc import Callable
+from typing import Any
+
+from nova import weights as nova_weights
+from nova.scheduler import weights
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+#: Modules whose weighers compute ``weight_multiplier`` from configuration
+#: and host aggregate metadata only (checked against Nova 34's weighers).
+AGGREGATE_SCOPED_MODULES = ('nova.weights', 'nova.scheduler.weights',
+                            'nova_drs_scheduler.weighers')
+
+
+def aggregate_scoped(weigher: Any) -> bool:
+    """Whether ``weigher``'s multiplier may be shared by hosts that are in
+    the same aggregates."""
+    module = getattr(type(weigher).weight_multiplier, '__module__', '') or ''
+    return any(module == prefix or module.startswith(prefix + '.')
+               for prefix in AGGREGATE_SCOPED_MODULES)
+
+
+def multiplier_of(weigher: Any) -> Callable[[Any], float]:
+    """``host_state -> multiplier`` for one weighing pass."""
+    if not aggregate_scoped(weigher):
+        return weigher.weight_multiplier
+    memo: dict[tuple, float] = {}
+
+    def multiplier(host_state: Any) -> float:
+        # Aggregate objects are replaced, never changed in place, by
+        # update_aggregates, so their identities name their metadata.
+        key = tuple(map(id, host_state.aggregates))
+        try:
+            return memo[key]
+        except KeyError:
+            value = memo[key] = weigher.weight_multiplier(host_state)
+            return value
+    return multiplier
+
+
+class WeightHandler:
+    """Same weights as Nova's handler, at a fraction of the cost.
+
+    Not a subclass of it, for the reason given in ``filtering``.
+    """
+
+    object_class = weights.WeighedHost
+
+    def get_weighed_objects(self, weighers, obj_list, weighing_properties):
+        weighed = [self.object_class(obj, 0.0) for obj in obj_list]
+        if len(weighed) <= 1:
+            return weighed
+        debug = LOG.isEnabledFor(std_logging.DEBUG)
+        for weigher in weighers:
+            raw = weigher.weigh_objects(weighed, weighing_properties)
+            normalized = list(nova_weights.normalize(
+                raw, minval=weigher.minval, maxval=weigher.maxval))
+            multiplier = multiplier_of(weigher)
+            scores = []
+            for i, weight in enumerate(normalized):
+                obj = weighed[i]
+                factor = multiplier(obj.obj)
+                obj.weight += factor * weight
+                if debug:
+                    scores.append(((obj.obj.host, obj.obj.nodename),
+                                   factor, weight))
+            if debug:
+                _log_weigher(weigher, weighed, raw, normalized, scores)
+        return sorted(weighed, key=lambda x: x.weight, reverse=True)
+
+
+def _log_weigher(weigher: Any, weighed: list, raw: list, normalized: list,
+                 scores: list) -> None:
+    """The three debug lines Nova logs per weigher."""
+    name = type(weigher).__name__
+    LOG.debug('%s: raw weights %s', name,
+              {(o.obj.host, o.obj.nodename): w
+               for o, w in zip(weighed, raw, strict=False)})
+    LOG.debug('%s: normalized weights %s', name,
+              {(o.obj.host, o.obj.nodename): w
+               for o, w in zip(weighed, normalized, strict=False)})
+    LOG.debug('%s: score (multiplier * weight) %s', name,
+              {key: f'{factor} * {weight}' for key, factor, weight in scores})
