@@ -12,7 +12,6 @@ and ours keep) once per distinct set of aggregates in the request.
 """
 
 import logging as std_logging
-from collections.abc import Callable
 from typing import Any
 
 from nova import weights as nova_weights
@@ -35,22 +34,32 @@ def aggregate_scoped(weigher: Any) -> bool:
                for prefix in AGGREGATE_SCOPED_MODULES)
 
 
-def multiplier_of(weigher: Any) -> Callable[[Any], float]:
-    """``host_state -> multiplier`` for one weighing pass."""
-    if not aggregate_scoped(weigher):
-        return weigher.weight_multiplier
-    memo: dict[tuple, float] = {}
+def _aggregate_groups(weighed: list) -> dict[tuple, list[int]]:
+    """Indexes of the hosts in each distinct set of aggregates.
 
-    def multiplier(host_state: Any) -> float:
-        # Aggregate objects are replaced, never changed in place, by
-        # update_aggregates, so their identities name their metadata.
-        key = tuple(map(id, host_state.aggregates))
-        try:
-            return memo[key]
-        except KeyError:
-            value = memo[key] = weigher.weight_multiplier(host_state)
-            return value
-    return multiplier
+    Aggregate objects are replaced, never changed in place, by
+    update_aggregates, so their identities name their metadata.
+    """
+    groups: dict[tuple, list[int]] = {}
+    for i, obj in enumerate(weighed):
+        groups.setdefault(tuple(map(id, obj.obj.aggregates)), []).append(i)
+    return groups
+
+
+def _multipliers(weigher: Any, weighed: list, count: int,
+                 groups: dict[tuple, list[int]]) -> list[float]:
+    """The multiplier of each of the first ``count`` hosts."""
+    if not aggregate_scoped(weigher):
+        return [weigher.weight_multiplier(weighed[i].obj)
+                for i in range(count)]
+    factors = [0.0] * count
+    for indexes in groups.values():
+        inside = [i for i in indexes if i < count]
+        if inside:
+            factor = weigher.weight_multiplier(weighed[inside[0]].obj)
+            for i in inside:
+                factors[i] = factor
+    return factors
 
 
 class WeightHandler:
@@ -66,26 +75,22 @@ class WeightHandler:
         if len(weighed) <= 1:
             return weighed
         debug = LOG.isEnabledFor(std_logging.DEBUG)
+        groups = _aggregate_groups(weighed)
         for weigher in weighers:
             raw = weigher.weigh_objects(weighed, weighing_properties)
             normalized = list(nova_weights.normalize(
                 raw, minval=weigher.minval, maxval=weigher.maxval))
-            multiplier = multiplier_of(weigher)
-            scores = []
+            # Like Nova, weight i goes to host i (an error past the end).
+            factors = _multipliers(weigher, weighed, len(normalized), groups)
             for i, weight in enumerate(normalized):
-                obj = weighed[i]
-                factor = multiplier(obj.obj)
-                obj.weight += factor * weight
-                if debug:
-                    scores.append(((obj.obj.host, obj.obj.nodename),
-                                   factor, weight))
+                weighed[i].weight += factors[i] * weight
             if debug:
-                _log_weigher(weigher, weighed, raw, normalized, scores)
+                _log_weigher(weigher, weighed, raw, normalized, factors)
         return sorted(weighed, key=lambda x: x.weight, reverse=True)
 
 
 def _log_weigher(weigher: Any, weighed: list, raw: list, normalized: list,
-                 scores: list) -> None:
+                 factors: list) -> None:
     """The three debug lines Nova logs per weigher."""
     name = type(weigher).__name__
     LOG.debug('%s: raw weights %s', name,
@@ -95,4 +100,6 @@ def _log_weigher(weigher: Any, weighed: list, raw: list, normalized: list,
               {(o.obj.host, o.obj.nodename): w
                for o, w in zip(weighed, normalized, strict=False)})
     LOG.debug('%s: score (multiplier * weight) %s', name,
-              {key: f'{factor} * {weight}' for key, factor, weight in scores})
+              {(o.obj.host, o.obj.nodename): f'{factor} * {weight}'
+               for o, factor, weight in zip(weighed, factors, normalized,
+                                            strict=False)})
