@@ -1,9 +1,11 @@
 """DRSSchedulerManager: Nova's scheduler plus the periodic rebalancer.
 
-``select_destinations`` is Nova's; only its placement client hands out
-allocation requests that copy fast (``allocation_requests``).  A periodic
-task runs one rebalance period every ``[drs] rebalance_interval`` seconds;
-tests and the CLI call :meth:`DRSSchedulerManager.run_rebalance` directly.
+``select_destinations`` is Nova's; its placement client hands out
+allocation requests that copy fast (``allocation_requests``), and the
+``OWNER_NOVA`` trait comes from cached service rows when they can tell
+(``owner_trait``) instead of a query to every cell.  A periodic task runs
+one rebalance period every ``[drs] rebalance_interval`` seconds; tests and
+the CLI call :meth:`DRSSchedulerManager.run_rebalance` directly.
 
 Nova evaluates ``@periodic_task(spacing=...)`` when this module is imported,
 which may be before nova.conf is parsed.  The decorator therefore carries a
@@ -11,6 +13,7 @@ placeholder and ``__init__`` sets the real spacing from the parsed config
 on the instance (oslo.service reads ``self._periodic_spacing``).
 """
 
+from nova import objects
 from nova.scheduler import manager
 from oslo_log import log as logging
 from oslo_service import periodic_task
@@ -18,6 +21,7 @@ from oslo_service import periodic_task
 from nova_drs_scheduler import allocation_requests
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import host_manager
+from nova_drs_scheduler import owner_trait
 from nova_drs_scheduler.rebalance import coordination
 from nova_drs_scheduler.rebalance import leader
 from nova_drs_scheduler.rebalance import rebalancer
@@ -42,6 +46,20 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # that runs it (a tooz heartbeat would not survive a fork).
         self.rebalancer = rebalancer.Rebalancer(
             self.host_manager, self.placement_client, self.servicegroup_api)
+
+    def select_destinations(self, context, request_spec=None,
+                            filter_properties=None,
+                            spec_obj=manager.SchedulerManager._sentinel,
+                            instance_uuids=None, return_objects=False,
+                            return_alternates=False):
+        if spec_obj is self._sentinel:
+            spec_obj = objects.RequestSpec.from_primitives(
+                context, request_spec, filter_properties)
+        owner_trait.require_if_all_upgraded(spec_obj, self.host_manager)
+        return super().select_destinations(
+            context, spec_obj=spec_obj, instance_uuids=instance_uuids,
+            return_objects=return_objects,
+            return_alternates=return_alternates)
 
     @property
     def placement_client(self):

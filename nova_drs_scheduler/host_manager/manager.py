@@ -150,6 +150,28 @@ class CachingHostManager(host_manager.HostManager):
                             for host, entry in snap.services.items())
         return compute_nodes, services
 
+    def min_compute_version(self) -> int | None:
+        """What ``get_minimum_version_all_cells(['nova-compute'])`` would
+        return, from the cached service rows, or None if some cell has no
+        fresh rows.
+
+        Same rule as Nova: a cell's minimum over its live, not forced-down
+        services; cells whose minimum is 0 are left out; 0 if none is left.
+        """
+        now = self.clock()
+        max_age = self._max_age()
+        result = 0
+        for cell_uuid in self.cells:
+            snap = self._snapshots.get(cell_uuid)
+            if not self._is_fresh(snap, now, max_age):
+                return None
+            cell_min = min((entry.service.version
+                            for entry in snap.services.values()
+                            if not entry.service.forced_down), default=0)
+            if cell_min:
+                result = min(result, cell_min) if result else cell_min
+        return result
+
     def get_compute_nodes_by_host_or_node(self, ctxt, host, node, cell=None):
         """Answer from fresh cached rows; ask the database otherwise."""
         now = self.clock()

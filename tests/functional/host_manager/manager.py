@@ -1,24 +1,18 @@
-"""Test-only scheduler manager running Nova's code over our host manager."""
+"""Runs Nova's functional tests with our scheduler manager.
 
-from nova.scheduler import manager
+``DRSSchedulerManager`` is what ``nova-drs-scheduler`` runs: Nova's
+``SchedulerManager`` over ``CachingHostManager``, with its own request-path
+changes (allocation request copies, the cached ``OWNER_NOVA`` decision).
+"""
 
-from nova_drs_scheduler.host_manager import CachingHostManager
 from tests.functional import base
 
 #: Dotted path for ``start_service('scheduler', manager=...)``.
-PATH = __name__ + '.CachingSchedulerManager'
-
-
-class CachingSchedulerManager(manager.SchedulerManager):
-    """Nova's SchedulerManager with only its host manager swapped."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.host_manager = CachingHostManager()
+PATH = 'nova_drs_scheduler.manager.DRSSchedulerManager'
 
 
 class CachingSchedulerMixin:
-    """Starts any Nova functional test's scheduler with our host manager."""
+    """Starts any Nova functional test's scheduler with our manager."""
 
     def setUp(self):
         # Nova's own test classes need the venv's api-paste.ini too.

@@ -1,7 +1,7 @@
 """A selection of Nova's own scheduler functional tests over our manager.
 
 Each class reruns one of Nova's test classes unchanged except for the
-scheduler's host manager. ``load_tests`` keeps the selection small enough
+scheduler manager, ours. ``load_tests`` keeps the selection small enough
 for the functional run to stay short on two cores.
 """
 

@@ -4,9 +4,11 @@ The cache's clock is frozen: a test sees a refresh only where it lets the
 staleness bound pass, so what is exercised is the cached path.
 """
 
+import fixtures
 from nova import context as nova_context
 from oslo_config import cfg
 
+from nova_drs_scheduler import owner_trait
 from tests.functional import base
 from tests.functional.host_manager import manager
 
@@ -60,6 +62,25 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
             per_host[host] = per_host.get(host, 0) + 1
         self.assertEqual(16, sum(per_host.values()))
         self.assertLessEqual(max(per_host.values()), 7)
+
+    def test_owner_trait_decided_from_cached_rows(self):
+        # Every compute here is current: once the rows are cached, the
+        # scheduler requires OWNER_NOVA itself and Nova's request filter
+        # skips its query to every cell.
+        decided = []
+        real = owner_trait.require_if_all_upgraded
+
+        def spy(spec_obj, host_manager):
+            decided.append(real(spec_obj, host_manager))
+            return decided[-1]
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_drs_scheduler.owner_trait.require_if_all_upgraded', spy))
+        self.cached_states()
+        self.boot()
+        self.expire()
+        self.boot()
+        self.assertEqual([True, False], decided)
 
     def test_boots_spread_as_rows_refresh(self):
         hosts = []
