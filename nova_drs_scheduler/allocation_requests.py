@@ -12,16 +12,21 @@ share no parts, so a plain recursive copy yields the same result.
 import copy
 from typing import Any
 
-_IMMUTABLE = (str, int, float, bool, type(None))
+#: Exact types returned as they are; subclasses take the generic path.
+_IMMUTABLE = frozenset((str, int, float, bool, type(None)))
 
 
 def _copy_tree(value: Any, memo: dict) -> Any:
-    if isinstance(value, _IMMUTABLE):
+    # Leaves are tested inline: most values are, and a call costs more.
+    kind = type(value)
+    if kind is dict:
+        return {key: item if type(item) in _IMMUTABLE
+                else _copy_tree(item, memo) for key, item in value.items()}
+    if kind is list:
+        return [item if type(item) in _IMMUTABLE else _copy_tree(item, memo)
+                for item in value]
+    if kind in _IMMUTABLE:
         return value
-    if type(value) is dict:
-        return {key: _copy_tree(item, memo) for key, item in value.items()}
-    if type(value) is list:
-        return [_copy_tree(item, memo) for item in value]
     # Not JSON after all: let the generic copy deal with it.
     return copy.deepcopy(value, memo)
 
@@ -30,8 +35,11 @@ class AllocationRequest(dict):
     """A placement allocation request whose deep copy skips the memo."""
 
     def __deepcopy__(self, memo: dict) -> 'AllocationRequest':
-        return AllocationRequest(
-            {key: _copy_tree(item, memo) for key, item in self.items()})
+        copied = AllocationRequest(self)
+        for key, item in copied.items():
+            if type(item) not in _IMMUTABLE:
+                copied[key] = _copy_tree(item, memo)
+        return copied
 
 
 class ReportClient:

@@ -228,7 +228,8 @@ class CachingHostManager(host_manager.HostManager):
     def _instances_on(self, context: Any,
                       snap: snapshot_mod.CellSnapshot | None,
                       node: snapshot_mod.NodeEntry) -> dict:
-        """A private copy of the instances on the host of ``node``.
+        """The instances on the host of ``node``, shared: the state copies
+        them before it consumes resources.
 
         What the compute pushed wins, as in stock Nova, and so does a
         re-read done on the compute's behalf if it is newer than the cached
@@ -237,11 +238,11 @@ class CachingHostManager(host_manager.HostManager):
         """
         pushed = self._instance_info.get(node.host)
         if snap is None:
-            return dict(self._get_instance_info(context, node.compute))
+            return self._get_instance_info(context, node.compute)
         if pushed and (pushed.get('updated') or
                        pushed.get(_READ_AT, -math.inf) >= snap.loaded_at):
-            return dict(pushed['instances'])
-        return dict(snap.instances.get(node.host, {}))
+            return pushed['instances']
+        return snap.instances.get(node.host, {})
 
     def _recreate_instance_info(self, context, host_name):
         # Stock re-reads a host's instances when its compute reports
