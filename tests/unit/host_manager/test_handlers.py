@@ -58,6 +58,14 @@ host_values = st.fixed_dictionaries({
 })
 
 
+def plain(**values):
+    """One host's values for ``host_states``: an idle, unaggregated host."""
+    return dict(dict(free_ram_mb=0, vcpus_used=0, free_disk_mb=0,
+                     num_io_ops=0, num_instances=0, failed_builds=0,
+                     hypervisor_version=1, cpu_percent=0.1, members=0,
+                     aggregate_picks=[], service_disabled=False), **values)
+
+
 def service(value):
     seen = timeutils.utcnow()
     if value.get('service_down'):
@@ -135,11 +143,8 @@ class WeightHandlerTest(test.NoDBTestCase):
         self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
         aggs = [objects.Aggregate(id=1, hosts=[],
                                   metadata={'ram_weight_multiplier': '3'})]
-        values = [dict(free_ram_mb=ram, vcpus_used=4, free_disk_mb=10,
-                       num_io_ops=0, num_instances=1, failed_builds=0,
-                       hypervisor_version=1, cpu_percent=0.5, members=0,
-                       aggregate_picks=[0] if ram > 1000 else [],
-                       service_disabled=False)
+        values = [plain(free_ram_mb=ram, vcpus_used=4, num_instances=1,
+                        aggregate_picks=[0] if ram > 1000 else [])
                   for ram in (512, 4096, 2048)]
         self.assertSameWeighing(host_states(values, aggs), request())
 
@@ -153,13 +158,7 @@ class WeightHandlerTest(test.NoDBTestCase):
 
         # Defined here, not in a module known to keep the contract.
         self.assertFalse(weighing.aggregate_scoped(Counting()))
-        hosts = host_states([dict(free_ram_mb=i, vcpus_used=0,
-                                  free_disk_mb=0, num_io_ops=0,
-                                  num_instances=0, failed_builds=0,
-                                  hypervisor_version=1, cpu_percent=0.1,
-                                  members=0, aggregate_picks=[],
-                                  service_disabled=False)
-                             for i in range(5)], [])
+        hosts = host_states([plain(free_ram_mb=i) for i in range(5)], [])
         self.ours.get_weighed_objects([Counting()], hosts, request())
         self.assertEqual(5, len(calls))
         ram = nova_weights.ram.RAMWeigher()
@@ -240,13 +239,7 @@ class FilterHandlerTest(test.NoDBTestCase):
 
     def test_all_removed_logs_each_filter_count(self):
         logger = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
-        hosts = host_states([dict(free_ram_mb=0, vcpus_used=0,
-                                  free_disk_mb=0, num_io_ops=0,
-                                  num_instances=0, failed_builds=0,
-                                  hypervisor_version=1, cpu_percent=0.1,
-                                  members=0, aggregate_picks=[],
-                                  service_disabled=False)
-                             for _ in range(2)], [])
+        hosts = host_states([plain(), plain()], [])
         hosts[0].host, hosts[1].host = 'host1', 'host3'
         result = self.ours.get_filtered_objects([OddHostsFilter()], hosts,
                                                 request())
