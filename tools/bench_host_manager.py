@@ -29,6 +29,7 @@ import argparse  # noqa: E402
 import collections  # noqa: E402
 import contextlib  # noqa: E402
 import datetime  # noqa: E402
+import gc  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -338,7 +339,13 @@ def median_ms(samples):
 
 
 def elapsed(fn, *args, **kwargs):
-    """Seconds ``fn(*args, **kwargs)`` took."""
+    """Seconds ``fn(*args, **kwargs)`` took.
+
+    Garbage is collected first, untimed: the samples of both managers
+    alternate, and a collection the other one's garbage triggers must not
+    land in this sample. Collections this call triggers itself count.
+    """
+    gc.collect()
     start = time.perf_counter()
     fn(*args, **kwargs)
     return time.perf_counter() - start
