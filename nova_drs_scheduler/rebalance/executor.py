@@ -7,8 +7,9 @@ operator's request, and on failure Nova itself leaves the instance ACTIVE on
 its source and removes the destination's allocations.
 
 Cooldowns, quarantines and in-flight counts are derived from Nova's own
-migration records (:func:`migration_state`), not from memory, so a
-scheduler restart forgets nothing that matters.
+migration records (:func:`migration_state`, by the rule the simulator
+shares in ``recent_moves``), not from memory, so a scheduler restart
+forgets nothing that matters.
 """
 
 import dataclasses
@@ -20,6 +21,8 @@ from nova import objects
 from nova.compute import api as compute_api
 from oslo_log import log as logging
 from oslo_utils import timeutils
+
+from nova_drs_scheduler.rebalance import recent_moves
 
 LOG = logging.getLogger(__name__)
 
@@ -42,65 +45,30 @@ def drs_context() -> nova_context.RequestContext:
         roles=['admin'])
 
 
-@dataclasses.dataclass
-class MigrationState:
-    """What recent migrations imply for this period."""
-
-    #: {instance uuid: why it may not move now}
-    blocked: dict
-    #: {host: migrations in flight with the host as source or destination}
-    inflight_by_host: dict
-    inflight_total: int
-    #: {instance uuid: hosts it left by a completed migration within the
-    #: no-return time}
-    left: dict = dataclasses.field(default_factory=dict)
+def _phase(status: str) -> str:
+    if status in IN_PROGRESS:
+        return recent_moves.IN_FLIGHT
+    if status in DONE:
+        return recent_moves.DONE
+    if status in FAILED:
+        return recent_moves.FAILED
+    return status
 
 
 def migration_state(migrations, now: datetime.datetime, cooldown: int,
-                    quarantine: int, no_return: int = 0) -> MigrationState:
-    """Blocked instances and in-flight counts from Migration records.
-
-    - in flight (any initiator): the instance is ``migrating`` and counts
-      against both hosts' concurrency limits;
-    - completed within ``cooldown`` seconds (any initiator): ``cooldown``,
-      so no instance bounces back to the host it just left;
-    - failed within ``quarantine`` seconds, started by DRS: ``quarantine``;
-    - completed within ``no_return`` seconds: its source is in ``left``.
-    """
-    blocked = {}
-    by_host = {}
-    total = 0
+                    quarantine: int,
+                    no_return: int = 0) -> recent_moves.MigrationState:
+    """:func:`recent_moves.migration_state` of Nova's Migration records
+    (any initiator; only DRS's failures are quarantined)."""
     now = timeutils.normalize_time(now)
-    left = {}
-    newest_first = sorted(migrations, key=_changed_at, reverse=True)
-    for migration in newest_first:
-        uuid = migration.instance_uuid
-        age = (now - _changed_at(migration)).total_seconds()
-        if (migration.status in DONE and age < no_return and
-                migration.source_compute):
-            left.setdefault(uuid, set()).add(migration.source_compute)
-        if migration.status in IN_PROGRESS:
-            total += 1
-            for host in {migration.source_compute, migration.dest_compute}:
-                if host:
-                    by_host[host] = by_host.get(host, 0) + 1
-            blocked[uuid] = f'migrating (migration {migration.uuid})'
-        elif uuid in blocked:
-            continue
-        elif migration.status in DONE and age < cooldown:
-            blocked[uuid] = (
-                f'cooldown: moved {migration.source_compute} -> '
-                f'{migration.dest_compute} {int(age)}s ago '
-                f'(cooldown {cooldown}s)')
-        elif (migration.status in FAILED and age < quarantine and
-              migration.user_id == DRS_USER):
-            blocked[uuid] = (
-                f'quarantine: migration {migration.uuid} to '
-                f'{migration.dest_compute} ended {migration.status} '
-                f'{int(age)}s ago (quarantine {quarantine}s)')
-    return MigrationState(blocked, by_host, total,
-                          {uuid: tuple(sorted(hosts))
-                           for uuid, hosts in left.items()})
+    return recent_moves.migration_state(
+        (recent_moves.Move(
+            instance=m.instance_uuid, phase=_phase(m.status),
+            source=m.source_compute, destination=m.dest_compute,
+            age=(now - _changed_at(m)).total_seconds(),
+            by_drs=m.user_id == DRS_USER, ident=m.uuid)
+         for m in migrations),
+        cooldown, quarantine, no_return)
 
 
 def _changed_at(migration) -> datetime.datetime:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import recent_moves
 from nova_drs_scheduler.simulate import cluster as cluster_mod
 from nova_drs_scheduler.simulate import scoring
 from nova_drs_scheduler.simulate import traces
@@ -129,42 +130,31 @@ class Result:
 
 
 class _Blocker:
-    """Instances the live service would not move now: in flight, or in
-    cooldown after a completed migration; and the hosts each recently left
-    (the executor's rules)."""
+    """The live executor's rule (``recent_moves``) over the simulated
+    migrations: in flight, and completed within the cooldown or the
+    no-return time."""
 
     def __init__(self, cooldown: float, no_return: float):
         self.cooldown = cooldown
         self.no_return = no_return
-        self._done = {}
-        self._left = collections.defaultdict(list)
+        self._finished = []
 
     def finished(self, migration: cluster_mod.Migration) -> None:
-        self._done[migration.vm] = migration
-        self._left[migration.vm].append(migration)
+        self._finished.append(migration)
 
-    def left(self, now: float) -> dict:
-        recent = {}
-        for name, moves in list(self._left.items()):
-            moves[:] = [m for m in moves if now - m.end < self.no_return]
-            if moves:
-                recent[name] = tuple(sorted({m.source for m in moves}))
-            else:
-                del self._left[name]
-        return recent
-
-    def blocked(self, cluster: cluster_mod.Cluster, now: float) -> dict:
-        blocked = {name: f'migrating {m.source} -> {m.destination}'
-                   for name, m in cluster.inflight.items()}
-        for name, m in list(self._done.items()):
-            age = now - m.end
-            if age >= self.cooldown:
-                del self._done[name]
-            elif name not in blocked:
-                blocked[name] = (f'cooldown: moved {m.source} -> '
-                                 f'{m.destination} {int(age)}s ago '
-                                 f'(cooldown {int(self.cooldown)}s)')
-        return blocked
+    def state(self, inflight: dict, now: float) -> recent_moves.MigrationState:
+        keep = max(self.cooldown, self.no_return)
+        self._finished = [m for m in self._finished if now - m.end < keep]
+        moves = [recent_moves.Move(
+            instance=m.vm, phase=recent_moves.DONE, source=m.source,
+            destination=m.destination, age=now - m.end, by_drs=True)
+            for m in self._finished]
+        moves += [recent_moves.Move(
+            instance=name, phase=recent_moves.IN_FLIGHT, source=m.source,
+            destination=m.destination, age=now - m.start, by_drs=True)
+            for name, m in inflight.items()]
+        return recent_moves.migration_state(
+            moves, self.cooldown, quarantine=0, no_return=self.no_return)
 
 
 def _refusal(cluster: cluster_mod.Cluster, name: str,
@@ -214,10 +204,10 @@ class _Run:
         for migration in cluster.finish_migrations(now):
             self.blocker.finished(migration)
         statuses = self._measure(now)
+        recent = self.blocker.state(cluster.inflight, now)
         view = PeriodView(period, now, self.settings.interval, self.trace,
-                          cluster, self.history, statuses,
-                          self.blocker.blocked(cluster, now),
-                          self.windows.window, self.blocker.left(now))
+                          cluster, self.history, statuses, recent.blocked,
+                          self.windows.window, recent.left)
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).

@@ -69,6 +69,8 @@ class NoReturnFromMigrationsTest(testtools.TestCase):
         for source, end in (('a', 0.0), ('b', 3000.0)):
             blocker.finished(types.SimpleNamespace(
                 vm='vm1', source=source, destination='x', end=end))
-        self.assertEqual({'vm1': ('a', 'b')}, blocker.left(3500.0))
-        self.assertEqual({'vm1': ('b',)}, blocker.left(3700.0))
-        self.assertEqual({}, blocker.left(7000.0))
+        self.assertIn('cooldown', blocker.state({}, 3030.0).blocked['vm1'])
+        self.assertEqual({'vm1': ('a', 'b')}, blocker.state({}, 3500.0).left)
+        self.assertEqual({}, blocker.state({}, 3500.0).blocked)
+        self.assertEqual({'vm1': ('b',)}, blocker.state({}, 3700.0).left)
+        self.assertEqual({}, blocker.state({}, 7000.0).left)
