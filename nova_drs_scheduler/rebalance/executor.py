@@ -80,6 +80,7 @@ def _changed_at(migration) -> datetime.datetime:
 class _Tracked:
     record_id: str
     migration_uuid: str
+    #: None until looked up (moves adopted from an earlier process).
     cell: object
     started: datetime.datetime
 
@@ -120,23 +121,43 @@ class Executor:
                  migration, move.instance, move.source, move.destination)
         return {'status': 'started', 'migration': migration}
 
+    def adopt(self, record_id: str, instance: str, migration_uuid: str,
+              started: datetime.datetime) -> None:
+        """Follow a move an earlier scheduler process started."""
+        self._tracked[instance] = _Tracked(
+            record_id, migration_uuid, None,
+            timeutils.normalize_time(started))
+        LOG.info('DRS follows live migration %s of %s, started by an '
+                 'earlier scheduler process', migration_uuid, instance)
+
     def poll(self, timeout: int) -> list[tuple[str, str, dict]]:
         """``(record_id, instance, outcome)`` of tracked moves that ended,
         or that ran longer than ``timeout`` seconds."""
         ended = []
         ctx = drs_context()
         for instance, tracked in list(self._tracked.items()):
-            with nova_context.target_cell(ctx, tracked.cell) as cctxt:
-                try:
-                    migration = objects.Migration.get_by_uuid(
-                        cctxt, tracked.migration_uuid)
-                except exception.MigrationNotFound:
-                    migration = None
+            migration = self._migration(ctx, instance, tracked)
             outcome = _outcome(migration, tracked, timeout)
             if outcome is not None:
                 del self._tracked[instance]
                 ended.append((tracked.record_id, instance, outcome))
         return ended
+
+    @staticmethod
+    def _migration(ctx, instance: str, tracked: _Tracked):
+        """The tracked Migration record, or None if it is gone."""
+        if tracked.cell is None:
+            try:
+                tracked.cell = objects.InstanceMapping.get_by_instance_uuid(
+                    ctx, instance).cell_mapping
+            except exception.InstanceMappingNotFound:
+                return None
+        with nova_context.target_cell(ctx, tracked.cell) as cctxt:
+            try:
+                return objects.Migration.get_by_uuid(
+                    cctxt, tracked.migration_uuid)
+            except exception.MigrationNotFound:
+                return None
 
     def _latest_uuid(self, cell, instance_uuid: str,
                      since: datetime.datetime) -> str | None:

@@ -44,6 +44,7 @@ class Rebalancer:
         self.executor = executor.Executor()
         self.history = record.History(CONF.drs.history_size,
                                       CONF.drs.history_file)
+        self._adopted = False
         self.reload()
 
     def reload(self) -> None:
@@ -64,6 +65,7 @@ class Rebalancer:
         drs = CONF.drs
         config = rebalance_conf.planner_config(CONF)
         rec = record.new_record(drs.automation, config)
+        self._adopt_unfinished()
         self.collect_outcomes()
         if drs.automation == 'off':
             rec['skipped'] = 'automation is off'
@@ -111,6 +113,18 @@ class Rebalancer:
         rec['instance_hosts'] = {uuid: instance.host for uuid, (instance, _)
                                  in cloud.instances.items()}
         return rec
+
+    def _adopt_unfinished(self) -> None:
+        """Follow the moves an earlier process recorded as started: their
+        outcome still belongs in their record. Once, at the first period;
+        dry runs (the CLI) never do."""
+        if self._adopted:
+            return
+        self._adopted = True
+        for record_id, instance, migration, started in record.unfinished(
+                self.history.recent()):
+            self.executor.adopt(record_id, instance, migration,
+                                timeutils.parse_isotime(started))
 
     def collect_outcomes(self) -> None:
         for record_id, instance, outcome in self.executor.poll(

@@ -64,14 +64,37 @@ def _dumps(value) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def unfinished(records: list[dict]) -> list[tuple[str, str, str, str]]:
+    """``(record id, instance, migration uuid, started at)`` of the moves
+    whose outcome is still ``started``."""
+    return [(rec['id'], move['instance'], move['outcome']['migration'],
+             move['outcome'].get('time') or rec['time'])
+            for rec in records for move in rec.get('moves', ())
+            if move.get('outcome', {}).get('status') == 'started' and
+            move['outcome'].get('migration')]
+
+
 class History:
-    """The recent records, newest last, bounded; thread-safe."""
+    """The recent records, newest last, bounded; thread-safe.
+
+    With a file, a new History starts from the records it holds, so that a
+    restarted scheduler can still complete them.
+    """
 
     def __init__(self, size: int, path: str | None = None):
         self._records = collections.OrderedDict()
         self._size = size
         self._path = path
         self._lock = threading.Lock()
+        if path and os.path.exists(path):
+            try:
+                kept = read_file(path)[-size:]
+            except OSError as exc:
+                LOG.warning('Cannot read the DRS history file %s: %s',
+                            path, exc)
+                kept = []
+            for record in kept:
+                self._records[record['id']] = record
 
     def add(self, record: dict) -> None:
         LOG.info('nova-drs decision: %s', _dumps(record))

@@ -20,6 +20,7 @@ from oslo_db import exception as db_exc
 
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
+from nova_drs_scheduler.rebalance import record as record_mod
 from tests import realservers
 from tests.functional.rebalance import base
 
@@ -242,6 +243,34 @@ class SchedulerRestartTest(FaultTestBase):
         self.assertEqual([], record['moves'])
         self.assertIn('cooldown', record['blocked'][server])
         self.assertEqual(1, len(self._migrations()))
+
+
+    def test_restarted_scheduler_completes_the_record(self):
+        # The period is recorded with the move started; the scheduler then
+        # restarts while the migration runs. The new process follows it
+        # from the record and writes its outcome there.
+        held = self.useFixture(HeldLiveMigration())
+        server, loads = self._hot_instance()
+        self._period(HOT, loads)
+        started = self._period(HOT, loads)
+        [move] = started['moves']
+        self.assertEqual('started', move['outcome']['status'])
+        self._wait_for_migration_status(server, 'running')
+        self._restart_scheduler()
+
+        held.release(succeed=True)
+        migration = self._wait_for_migration_end(server)
+        self._period(HOT, loads)
+        history = self.scheduler_service.manager.rebalancer.history
+        outcome = history.get(started['id'])['moves'][0]['outcome']
+        self.assertEqual(('completed', migration.uuid, 'host3'), (
+            outcome['status'], outcome['migration'],
+            outcome['destination']))
+        # The file other processes read says so too.
+        [on_file] = [r for r in record_mod.read_file(
+            self.DRS['history_file']) if r['id'] == started['id']]
+        self.assertEqual('completed',
+                         on_file['moves'][0]['outcome']['status'])
 
 
 class DatabaseErrorTest(FaultTestBase):

@@ -55,3 +55,27 @@ class RecordTest(testtools.TestCase):
         self.assertLessEqual(len(read), 4)
         self.assertEqual(recs[4]['id'], read[-1]['id'])
         self.assertEqual('failed', read[-1]['moves'][0]['outcome']['status'])
+
+    def test_new_history_starts_from_the_file(self):
+        path = self.useFixture(fixtures.TempDir()).join('history.jsonl')
+        first = record.History(size=2, path=path)
+        recs = [plan_record(f'i{n}') for n in range(3)]
+        for rec in recs:
+            first.add(rec)
+        first.set_outcome(recs[2]['id'], 'i2', {'status': 'started',
+                                                'migration': 'm2'})
+        second = record.History(size=2, path=path)
+        self.assertEqual([r['id'] for r in recs[1:]],
+                         [r['id'] for r in second.recent()])
+        [(record_id, instance, migration, started)] = record.unfinished(
+            second.recent())
+        self.assertEqual((recs[2]['id'], 'i2', 'm2'),
+                         (record_id, instance, migration))
+        self.assertTrue(started)
+        second.set_outcome(record_id, instance, {'status': 'completed'})
+        self.assertEqual([], record.unfinished(
+            record.History(size=2, path=path).recent()))
+
+    def test_unreadable_file_starts_empty(self):
+        path = self.useFixture(fixtures.TempDir()).path  # a directory
+        self.assertEqual([], record.History(size=2, path=path).recent())
