@@ -13,7 +13,7 @@ import logging as std_logging
 from typing import Any
 
 from nova import filters as nova_filters
-from nova.scheduler import filters
+from nova.scheduler import filters as host_filters
 from nova.scheduler import utils
 from oslo_log import log as logging
 
@@ -23,7 +23,7 @@ LOG = logging.getLogger(__name__)
 def _uses_base_dispatch(filter_: Any) -> bool:
     cls = type(filter_)
     return (cls.filter_all is nova_filters.BaseFilter.filter_all and
-            cls._filter_one is filters.BaseHostFilter._filter_one)
+            cls._filter_one is host_filters.BaseHostFilter._filter_one)
 
 
 def _names(objs: list) -> list:
