@@ -22,7 +22,9 @@ class CapacityFilter(filters.BaseHostFilter):
     pass when capacity is unknown, refuse a request larger than the
     physical capacity (an instance may over-commit against others, never
     against itself), then compare against ``total * ratio - used`` and
-    record the limit in ``host_state.limits``.
+    record the limit in ``host_state.limits``.  Where the classic filter
+    recorded the limit before deciding (CoreFilter), a rejected host
+    carries it too; RamFilter and DiskFilter recorded it on pass only.
     """
 
     RUN_ON_REBUILD = False
@@ -33,6 +35,9 @@ class CapacityFilter(filters.BaseHostFilter):
     RATIO_ATTR = None
     #: Unit of total/used/requested, for log messages.
     UNIT = None
+    #: Record the limit before deciding, as the classic CoreFilter did,
+    #: instead of only when the host passes (classic Ram/DiskFilter).
+    LIMIT_BEFORE_DECIDING = False
 
     def _total(self, host_state):
         raise NotImplementedError()
@@ -58,6 +63,10 @@ class CapacityFilter(filters.BaseHostFilter):
                 '%s: capacity of host %s is unknown; passing it (fail '
                 'safe).', self.__class__.__name__, host_state.host)
             return True
+        ratio = self._ratio(host_state, spec_obj)
+        limit = total * ratio
+        if self.LIMIT_BEFORE_DECIDING:
+            host_state.limits[self.LIMIT_KEY] = self._limit_value(limit)
         requested = self._requested(spec_obj)
         if requested > total:
             LOG.debug('%(host)s fails %(filter)s: the request (%(req)s '
@@ -66,8 +75,6 @@ class CapacityFilter(filters.BaseHostFilter):
                       {'host': host_state, 'filter': self.__class__.__name__,
                        'req': requested, 'total': total, 'unit': self.UNIT})
             return False
-        ratio = self._ratio(host_state, spec_obj)
-        limit = total * ratio
         free = limit - self._used(host_state)
         if free < requested:
             LOG.debug('%(host)s fails %(filter)s: %(free)s %(unit)s free at '

@@ -9,6 +9,7 @@ class CoreFilter(capacity.CapacityFilter):
     LIMIT_KEY = 'vcpu'
     RATIO_ATTR = 'cpu_allocation_ratio'
     UNIT = 'vCPUs'
+    LIMIT_BEFORE_DECIDING = True
 
     def _total(self, host_state):
         return host_state.vcpus_total

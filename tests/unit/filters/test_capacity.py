@@ -18,6 +18,12 @@ class _CapacityContract:
     FILTER = None
     AGGREGATE_FILTER = None
     AGGREGATE_KEY = None
+    #: Whether the classic filter recorded the limit on a rejected host
+    #: (CoreFilter set it before deciding; Ram/DiskFilter only on pass).
+    LIMIT_ON_REJECT = False
+
+    def rejected_limit(self, total, ratio):
+        return self.limit(total, ratio) if self.LIMIT_ON_REJECT else {}
 
     def host(self, total, used, ratio, aggregates=None):
         raise NotImplementedError()
@@ -41,7 +47,7 @@ class _CapacityContract:
     def test_fails_without_room(self):
         state = self.host(total=4, used=2, ratio=1.0)
         self.assertFalse(self.FILTER().host_passes(state, self.spec(3)))
-        self.assertEqual({}, state.limits)
+        self.assertEqual(self.rejected_limit(4, 1.0), state.limits)
 
     def test_ratio_allows_overcommit(self):
         state = self.host(total=4, used=6, ratio=2.0)
@@ -63,6 +69,7 @@ class _CapacityContract:
         # than the physical host.
         state = self.host(total=4, used=0, ratio=10.0)
         self.assertFalse(self.FILTER().host_passes(state, self.spec(5)))
+        self.assertEqual(self.rejected_limit(4, 10.0), state.limits)
 
     def test_aggregate_ratio_replaces_host_ratio(self):
         state = self.host(total=4, used=4, ratio=1.0,
@@ -85,6 +92,16 @@ class _CapacityContract:
         self.assertEqual(self.limit(4, 1.5), state.limits)
         self.assertFalse(self.AGGREGATE_FILTER().host_passes(
             state, self.spec(2)))
+
+    def test_aggregate_conflicting_values_on_a_rejected_host(self):
+        # Modelled on Nova's test_aggregate_core_filter_conflict_values
+        # (Stein): the minimum ratio wins and, for CoreFilter, the rejected
+        # host still carries the limit computed at that ratio.
+        state = self.host(total=4, used=8, ratio=1.0, aggregates=[
+            {self.AGGREGATE_KEY: '2'}, {self.AGGREGATE_KEY: '3'}])
+        self.assertFalse(self.AGGREGATE_FILTER().host_passes(
+            state, self.spec(1)))
+        self.assertEqual(self.rejected_limit(4, 2.0), state.limits)
 
     def test_aggregate_without_key_uses_host_ratio(self):
         state = self.host(total=4, used=6, ratio=2.0,
@@ -119,6 +136,7 @@ class CoreFilterTest(_CapacityContract, test.NoDBTestCase):
     FILTER = core.CoreFilter
     AGGREGATE_FILTER = core.AggregateCoreFilter
     AGGREGATE_KEY = 'cpu_allocation_ratio'
+    LIMIT_ON_REJECT = True
 
     def host(self, total, used, ratio, aggregates=None):
         return fakes.host(vcpus_total=total, vcpus_used=used,
