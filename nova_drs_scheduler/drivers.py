@@ -28,6 +28,13 @@ RETIRED_DRIVERS = {
 }
 
 
+#: Old class-path values of [DEFAULT] scheduler_host_manager (Nova before
+#: Newton loaded the class itself) and the stevedore name that replaces them.
+RETIRED_HOST_MANAGERS = {
+    'nova.scheduler.host_manager.HostManager': 'host_manager',
+}
+
+
 def _load(namespace: str, name: str, option: str):
     try:
         return stevedore_driver.DriverManager(
@@ -72,12 +79,26 @@ def _defaults() -> dict:
     return {(group, opt.name): opt.default for group, opt in known}
 
 
-def _is_set(conf, group, name) -> bool:
-    """True when the option holds something other than its default.
+#: Where a value somebody wrote comes from.
+_WRITTEN = (cfg.Locations.user, cfg.Locations.command_line,
+            cfg.Locations.environment)
 
-    Compared by value, not by oslo.config's location, which can outlive
-    a cleared override.
+
+def _is_set(conf, group, name) -> bool:
+    """True when nova.conf, the command line or an override sets the option.
+
+    oslo.config knows where a value came from, so an option written with
+    its default value counts as set.  An override is the exception: its
+    location outlives ``clear_override``, so an override counts only while
+    it changes the value.
     """
+    # None for an option without default that nothing set.
+    info = conf.get_location(name, None if group == 'DEFAULT' else group)
+    location = info.location if info else None
+    if location in _WRITTEN:
+        return True
+    if location != cfg.Locations.set_override:
+        return False
     section = conf if group == 'DEFAULT' else conf[group]
     value = getattr(section, name)
     return value not in (None, []) and value != _defaults()[(group, name)]
@@ -98,6 +119,8 @@ def translate_legacy(conf: cfg.ConfigOpts = drs_conf.CONF) -> list:
                         'and wins.', old, group, new)
             continue
         value = getattr(conf, old)
+        if (group, new) == ('scheduler', 'host_manager'):
+            value = RETIRED_HOST_MANAGERS.get(value, value)
         if (group, new) == ('scheduler', 'driver') and \
                 value in RETIRED_DRIVERS:
             value, host_manager = RETIRED_DRIVERS[value]

@@ -1,14 +1,18 @@
 """nova-drs-scheduler startup: driver and host manager chosen by config."""
 
+from nova import conf as nova_conf
 from nova import test
+from nova.conf import scheduler as nova_scheduler_conf
 from nova.scheduler import host_manager as nova_host_manager
 from nova.scheduler import manager as nova_manager
+from oslo_config import cfg
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import drivers
 from nova_drs_scheduler import host_manager
 from nova_drs_scheduler import manager
 from nova_drs_scheduler import service as cmd
+from tests import tempfiles
 
 
 def _forget_translations(test_case):
@@ -123,3 +127,50 @@ class LegacyOptionsTest(test.NoDBTestCase):
         self.assertEqual('filter_scheduler', conf.CONF.scheduler.driver)
         self.assertEqual('caching_host_manager',
                          conf.CONF.scheduler.host_manager)
+
+
+class LegacyOptionsFromFileTest(test.NoDBTestCase):
+    """Precedence as nova.conf writes it: a written new name always wins."""
+
+    def parse(self, text):
+        fresh = cfg.ConfigOpts()
+        nova_scheduler_conf.register_opts(fresh)
+        conf.register_opts(fresh)
+        fresh(args=['--config-file', tempfiles.write(self, text, '.conf')],
+              default_config_files=[])
+        return fresh
+
+    def test_new_driver_written_with_its_default_wins(self):
+        # doc/deployment.md recipe 2 on top of an old nova.conf.
+        fresh = self.parse('[DEFAULT]\nscheduler_driver = caching_scheduler\n'
+                           '[scheduler]\ndriver = drs_scheduler\n')
+        self.assertEqual([], drivers.translate_legacy(fresh))
+        self.assertEqual('drs_scheduler', fresh.scheduler.driver)
+        self.assertIsNone(fresh.scheduler.host_manager)
+        self.assertIs(manager.DRSSchedulerManager,
+                      drivers.manager_class(fresh))
+
+    def test_explicit_default_filter_list_wins(self):
+        default = nova_conf.CONF.filter_scheduler.enabled_filters
+        fresh = self.parse(
+            '[DEFAULT]\nscheduler_default_filters = ComputeFilter\n'
+            '[filter_scheduler]\nenabled_filters = %s\n' % ','.join(default))
+        self.assertEqual([], drivers.translate_legacy(fresh))
+        self.assertEqual(default, fresh.filter_scheduler.enabled_filters)
+        self.assertIn('ServerGroupAntiAffinityFilter',
+                      fresh.filter_scheduler.enabled_filters)
+
+    def test_legacy_name_applies_where_the_new_one_is_not_written(self):
+        fresh = self.parse(
+            '[DEFAULT]\nscheduler_default_filters = ComputeFilter\n')
+        self.assertEqual(1, len(drivers.translate_legacy(fresh)))
+        self.assertEqual(['ComputeFilter'],
+                         fresh.filter_scheduler.enabled_filters)
+
+    def test_dotted_host_manager_is_translated(self):
+        fresh = self.parse('[DEFAULT]\nscheduler_host_manager = '
+                           'nova.scheduler.host_manager.HostManager\n')
+        drivers.translate_legacy(fresh)
+        self.assertEqual('host_manager', fresh.scheduler.host_manager)
+        self.assertIs(nova_host_manager.HostManager,
+                      drivers.host_manager_class(fresh))
