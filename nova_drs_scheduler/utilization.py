@@ -2,7 +2,10 @@
 
 Shared by the UtilizationFilter, the UtilizationWeigher and the
 rebalancer: a host's CPU comes from the ``cpu.percent`` compute-monitor
-metric and its RAM from the compute node's memory usage.  Anything missing,
+metric (measured).  Its RAM here is the HostState's allocated memory (the
+resource tracker's ``memory_mb_used``, flavors plus reserved), which the
+filter and weigher use as an over-commit figure; the rebalancer judges RAM
+only from a source that measures it.  Anything missing,
 stale or nonsensical yields ``None`` and is logged once with the host's
 name, so callers apply their documented fallback and never raise.
 """
@@ -70,7 +73,8 @@ def cpu_percent(host: str, metrics, max_age: float, now=None):
 
 
 def ram_percent(host: str, total_mb, free_mb):
-    """RAM utilization in percent of physical memory, or None."""
+    """Used (allocated) RAM in percent of physical memory, capped at 100,
+    or None."""
     try:
         total = float(total_mb)
         free = float(free_mb)

@@ -31,9 +31,10 @@ OPTS = [
         'max_ram_utilization',
         min=0.0,
         max=100.0,
-        help='UtilizationFilter: reject a host whose RAM utilization '
-             '(memory used over physical memory, from the compute node '
-             'record), in percent, is above this ceiling. Unset (the '
+        help='UtilizationFilter: reject a host whose allocated RAM '
+             '(the compute node\'s memory_mb_used: flavors\' RAM plus '
+             'reserved, not measured use) is above this percent of its '
+             'physical memory: a ceiling on RAM over-commit. Unset (the '
              'default) disables the RAM check.'),
     cfg.StrOpt(
         'missing_metrics_action',
@@ -66,8 +67,9 @@ OPTS = [
         'ram_utilization_weight',
         default=1.0,
         min=0.0,
-        help='Relative weight of projected RAM utilization in the '
-             'UtilizationWeigher.'),
+        help='Relative weight of projected RAM in the UtilizationWeigher: '
+             'allocated RAM (the compute node\'s memory_mb_used) plus the '
+             'flavor\'s, over physical memory.'),
     cfg.FloatOpt(
         'expected_vcpu_load',
         default=50.0,

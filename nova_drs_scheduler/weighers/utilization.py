@@ -37,7 +37,8 @@ class UtilizationWeigher(weights.BaseHostWeigher):
 
     Projected CPU is the measured ``cpu.percent`` plus the flavor's
     expected demand over the host's physical CPUs; projected RAM is the
-    compute node's memory in use plus the flavor's, over physical memory.
+    compute node's allocated memory plus the flavor's, over physical
+    memory (an over-commit figure: Nova measures no guest memory use).
     The two are blended with ``[drs] cpu_utilization_weight`` and
     ``ram_utilization_weight``.  Weights are negated so that Nova's
     "highest weight wins" picks the coolest host.

@@ -2,7 +2,12 @@
 
 Hosts: the ``cpu.percent`` compute-monitor metric stored in
 ``ComputeNode.metrics`` (computes need ``[DEFAULT] compute_monitors =
-cpu.virt_driver``) and the node's memory use.
+cpu.virt_driver``).  RAM is reported as unknown: the compute node's
+``memory_mb_used`` is what the resource tracker *allocated* to instances
+(over 100% with ``ram_allocation_ratio`` above 1), not memory in use, and
+no Nova compute monitor measures memory (``MonitorMetricType`` has no
+memory metric).  Hosts are then judged on CPU alone; a source that
+measures RAM (Prometheus) judges RAM too.
 
 Instances: the CPU time reported by Nova's instance diagnostics (a compute
 RPC call per instance).  A load is a rate, so it needs two samples: each
@@ -92,7 +97,8 @@ class NovaSource(base.MetricsSource):
 def node_sample(node) -> HostSample | None:
     """A ComputeNode's CPU sample with its timestamp, if it has a valid one.
 
-    Age is not judged here (the windows do), only the value.
+    Age is not judged here (the windows do), only the value.  RAM stays
+    unknown (see the module docstring).
     """
     try:
         metrics = monitor_metric.MonitorMetricList.from_json(node.metrics)
@@ -106,5 +112,4 @@ def node_sample(node) -> HostSample | None:
     return HostSample(
         timestamp=taken.replace(tzinfo=datetime.timezone.utc).timestamp(),
         cpu_percent=cpu,
-        ram_percent=utilization.ram_percent(
-            node.host, node.memory_mb, node.memory_mb - node.memory_mb_used))
+        ram_percent=None)

@@ -25,8 +25,20 @@ class NodeSampleTest(testtools.TestCase):
                    '"timestamp": "%s"}]' % taken.isoformat())
         sample = nova.node_sample(node(metrics))
         self.assertEqual(
-            (taken.replace(tzinfo=datetime.timezone.utc).timestamp(), 42.0,
-             25.0), (sample.timestamp, sample.cpu_percent, sample.ram_percent))
+            (taken.replace(tzinfo=datetime.timezone.utc).timestamp(), 42.0),
+            (sample.timestamp, sample.cpu_percent))
+
+    def test_ram_allocated_is_not_ram_used(self):
+        # memory_mb_used is what the resource tracker allocated: at
+        # ram_allocation_ratio 1.5 a full host reads 150%, whatever its
+        # guests really touch.  Nova measures no guest memory use, so the
+        # nova source leaves RAM unknown and hosts are judged on CPU.
+        metrics = ('[{"name": "cpu.percent", "value": 0.42, "source": "x", '
+                   '"timestamp": "2026-11-01T12:00:00"}]')
+        for used in (2048, 8192, 12288):
+            sample = nova.node_sample(node(metrics, memory_mb=8192,
+                                           used=used))
+            self.assertIsNone(sample.ram_percent, used)
 
     def test_no_or_bad_metrics(self):
         self.assertIsNone(nova.node_sample(node('[]')))
