@@ -8,8 +8,17 @@ resources consumed by one request never leak into another (bug 1742827).
 A request that finds a cell's rows older than
 ``[drs_host_cache] max_staleness`` first reads what changed since the last
 refresh; any other request issues no database query at all.
+
+Stock Nova re-reads the rows at each request, so it sees the instances the
+computes claimed since the previous one.  Cached rows do not, so the host
+manager remembers what this scheduler placed on each compute node (the
+counters ``consume_from_request`` changed) and adds it to every later
+request's HostState, until a refresh brings a different row for that node:
+the database then wins, so nothing is counted twice.
 """
 
+import dataclasses
+import functools
 import math
 import threading
 import time
@@ -40,6 +49,26 @@ UNKNOWN_NODE_MAX_AGE = 1.0
 #: its instances were last read from the database on the compute's behalf.
 _READ_AT = 'drs_read_at'
 
+#: Seconds after which a placement is forgotten although the node's row has
+#: not changed: the compute claims an instance (and rewrites its row) within
+#: seconds, so a row unchanged this long after shows a build that never
+#: happened, which stock Nova does not count either.
+PLACED_MAX_AGE = 120.0
+
+
+@dataclasses.dataclass(frozen=True)
+class _Placed:
+    """Resources this scheduler consumed on a node, against one row."""
+
+    node: snapshot_mod.NodeEntry
+    at: float
+    consumption: state.Consumption
+
+
+def _same_row(a: snapshot_mod.NodeEntry, b: snapshot_mod.NodeEntry) -> bool:
+    # A full reload rebuilds entries whose row did not change.
+    return a is b or (a.values is not None and a.values == b.values)
+
 
 def _unknown_nodes(snapshots: dict, compute_uuids: list) -> bool:
     return any(all(uuid not in snap.nodes for snap in snapshots.values())
@@ -55,6 +84,9 @@ class CachingHostManager(host_manager.HostManager):
         self._snapshots: dict[str, snapshot_mod.CellSnapshot] = {}
         self._generation = 0
         self._refresh_lock = threading.Lock()
+        #: Compute node uuid -> what this scheduler placed there lately.
+        self._placed: dict[str, list[_Placed]] = {}
+        self._placed_lock = threading.Lock()
         #: Monotonic clock of the staleness bound; tests replace it.
         self.clock = time.monotonic
         super().__init__()
@@ -70,6 +102,8 @@ class CachingHostManager(host_manager.HostManager):
         """Forget every cached row: the next request reloads them all."""
         self._generation += 1
         self._snapshots = {}
+        with self._placed_lock:
+            self._placed = {}
 
     def refresh_cells_caches(self) -> None:
         # SIGHUP: cells may have been added, removed or moved hosts around.
@@ -222,8 +256,43 @@ class CachingHostManager(host_manager.HostManager):
             view = cached.view
         else:
             view = snapshot_mod.service_view(service)
-        return node.template.fork(view, self._get_aggregates_info(node.host),
-                                  self._instances_on(context, snap, node))
+        fork = node.template.fork(
+            view, self._get_aggregates_info(node.host),
+            self._instances_on(context, snap, node),
+            functools.partial(self._remember, node))
+        for placed in self._placed_since(snap, node):
+            fork.add(placed.consumption)
+        return fork
+
+    def _remember(self, node: snapshot_mod.NodeEntry,
+                  consumption: state.Consumption) -> None:
+        """Keep what a request consumed for the requests that follow."""
+        placed = _Placed(node, self.clock(), consumption)
+        with self._placed_lock:
+            self._placed.setdefault(node.compute.uuid, []).append(placed)
+
+    def _placed_since(self, snap: snapshot_mod.CellSnapshot | None,
+                      node: snapshot_mod.NodeEntry) -> list[_Placed]:
+        """What this scheduler placed on ``node`` that its row lacks.
+
+        Forgets the placements whose row the cell's snapshot has replaced
+        (the database now shows them, or shows they did not happen), and
+        those older than PLACED_MAX_AGE at the snapshot's refresh.
+        """
+        uuid = node.compute.uuid
+        if not self._placed.get(uuid):
+            return []
+        current = snap.nodes.get(uuid) if snap else None
+        with self._placed_lock:
+            placed = self._placed.get(uuid, [])
+            kept = [p for p in placed
+                    if current is not None and _same_row(p.node, current)
+                    and snap.loaded_at - p.at <= PLACED_MAX_AGE]
+            if kept:
+                self._placed[uuid] = kept
+            else:
+                self._placed.pop(uuid, None)
+        return [p for p in kept if _same_row(p.node, node)]
 
     def _instances_on(self, context: Any,
                       snap: snapshot_mod.CellSnapshot | None,

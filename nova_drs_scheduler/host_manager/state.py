@@ -13,10 +13,20 @@ property whose loss was bug 1742827.
 """
 
 import copy
+from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 
 from nova.scheduler import host_manager
+
+#: The HostState counters ``consume_from_request`` changes by plain
+#: arithmetic: what the host manager carries from one request to the next
+#: until the compute node's row shows the placement (NUMA cells and PCI
+#: pools are not carried).
+CONSUMED_FIELDS = ('free_ram_mb', 'free_disk_mb', 'vcpus_used',
+                   'num_instances', 'num_io_ops')
+
+Consumption = Mapping[str, float]
 
 
 class CachedHostState(host_manager.HostState):
@@ -26,13 +36,17 @@ class CachedHostState(host_manager.HostState):
         super().__init__(host, node, cell_uuid)
         # True while numa_topology and pci_stats are the template's objects.
         self._shares_template = False
+        #: Told what each consumption changed (forks only).
+        self._on_consume: Callable[[Consumption], None] | None = None
 
-    def fork(self, service: Mapping, aggregates: list,
-             instances: dict) -> 'CachedHostState':
+    def fork(self, service: Mapping, aggregates: list, instances: dict,
+             on_consume: Callable[[Consumption], None] | None = None,
+             ) -> 'CachedHostState':
         """Return this template's values in a new, request-private state.
 
         ``aggregates`` becomes the state's own; ``instances`` is shared
-        until the state consumes resources.
+        until the state consumes resources; ``on_consume`` gets the change
+        of every ``CONSUMED_FIELDS`` counter each time the request consumes.
         """
         state = object.__new__(type(self))
         state.__dict__.update(self.__dict__)
@@ -42,7 +56,13 @@ class CachedHostState(host_manager.HostState):
         state.aggregates = aggregates
         state.instances = instances
         state._shares_template = True
+        state._on_consume = on_consume
         return state
+
+    def add(self, consumption: Consumption) -> None:
+        """Apply a consumption recorded on another fork of this row."""
+        for field, change in consumption.items():
+            setattr(self, field, getattr(self, field) + change)
 
     def _locked_consume_from_request(self, spec_obj: Any) -> None:
         # Consumption replaces numa_topology and mutates pci_stats in place,
@@ -54,4 +74,9 @@ class CachedHostState(host_manager.HostState):
             self.pci_stats = copy.deepcopy(self.pci_stats)
             self.instances = dict(self.instances)
             self._shares_template = False
+        before = [getattr(self, field) for field in CONSUMED_FIELDS]
         super()._locked_consume_from_request(spec_obj)
+        if self._on_consume is not None:
+            self._on_consume({
+                field: getattr(self, field) - old
+                for field, old in zip(CONSUMED_FIELDS, before, strict=True)})

@@ -19,7 +19,10 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
 
     SCHEDULER_MANAGER = manager.PATH
     FLAGS = {'filter_scheduler': {'host_subset_size': 1},
-             'quota': {'cores': -1, 'instances': -1, 'ram': -1}}
+             'quota': {'cores': -1, 'instances': -1, 'ram': -1},
+             # A frozen cache keeps the heartbeats of its first load; on a
+             # busy machine the test may outlive the default 60 s.
+             'DEFAULT': {'service_down_time': 3600}}
     HOSTS = ('host1', 'host2', 'host3')
 
     def setUp(self):
@@ -116,9 +119,19 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
             # consumption, so the three land on three hosts.
             self.assertEqual(set(self.HOSTS),
                              {self.host_of(s) for s in servers})
-        # Same cached rows, and the first request's consumption did not
-        # leak into the second (bug 1742827).
-        self.assertEqual(seen[0], seen[1])
+        # Same cached rows: the second request sees the first's three
+        # servers once each, from what this scheduler placed, and never
+        # more (a forked state's consumption stays in its request).
+        self.assertEqual({h: free - 1024 for h, free in seen[0].items()},
+                         seen[1])
+
+    def test_placed_resources_are_counted_once_after_a_refresh(self):
+        for _ in range(3):
+            self.boot()
+        self.expire()
+        self.assertEqual(
+            {h: self._compute_node(h).free_ram_mb for h in self.HOSTS},
+            {h: s.free_ram_mb for h, s in self.cached_states().items()})
 
     def test_resize(self):
         server = self.boot()
@@ -181,3 +194,49 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
         self.assertIn('host3', self.cached_states())
         self.expire()
         self.assertNotIn('host3', self.cached_states())
+
+
+class _BurstTest:
+    """Six boots made back to back, as fast as the API takes them."""
+
+    FLAGS = CachingHostManagerTest.FLAGS
+    HOSTS = CachingHostManagerTest.HOSTS
+
+    def setUp(self):
+        super().setUp()
+        for host in self.HOSTS:
+            self._start_compute(host)
+        self.flavor_id = self._create_flavor(
+            name='small', vcpu=2, memory_mb=1024, disk=1, ephemeral=0)
+
+    def test_burst_spreads(self):
+        # Nova's RAMWeigher spreads: every boot goes to the host with the
+        # most free RAM, as its predecessors left it.
+        placed = [self.api.get_server(
+            self._create_server(flavor_id=self.flavor_id,
+                                networks='none')['id'])[
+            'OS-EXT-SRV-ATTR:host'] for _ in range(6)]
+        self.assertEqual({h: 2 for h in self.HOSTS},
+                         {h: placed.count(h) for h in self.HOSTS})
+
+
+class StockBurstTest(_BurstTest, base.DRSFunctionalTestBase):
+    """The reference: Nova's own manager and HostManager."""
+
+    SCHEDULER_MANAGER = 'nova.scheduler.manager.SchedulerManager'
+
+
+class StaleCacheBurstTest(_BurstTest, base.DRSFunctionalTestBase):
+    """Default max_staleness and a frozen clock: no row is re-read."""
+
+    SCHEDULER_MANAGER = manager.PATH
+
+    def setUp(self):
+        super().setUp()
+        self.scheduler_service.manager.host_manager.clock = lambda: 0.0
+
+
+class FreshCacheBurstTest(StaleCacheBurstTest):
+    """max_staleness 0: every request reads the rows that changed."""
+
+    FLAGS = dict(_BurstTest.FLAGS, drs_host_cache={'max_staleness': 0})

@@ -8,6 +8,7 @@ from nova.scheduler.filters import numa_topology_filter
 from nova.scheduler.filters import pci_passthrough_filter
 from oslo_utils.fixture import uuidsentinel as uuids
 
+from nova_drs_scheduler.host_manager import manager
 from tests.unit.host_manager import base
 
 
@@ -59,7 +60,7 @@ class IsolationTest(base.HostCacheTestCase):
         scheduler_manager.SchedulerManager._consume_selected_host(
             state, spec_obj, instance_uuid=instance_uuid)
 
-    def test_consumed_resources_stay_in_their_request(self):
+    def test_next_request_sees_counters_never_numa_or_pci(self):
         first = self.states()['host1']
         self.consume(first, spec(numa=True, pci=True))
         self.assertEqual(32768 - 2048, first.free_ram_mb)
@@ -67,15 +68,48 @@ class IsolationTest(base.HostCacheTestCase):
         self.assertEqual(1, free_pci(first))
         self.assertEqual(2, first.numa_topology.cells[0].cpu_usage)
 
+        # The cached row does not show the placement yet: the counters
+        # consume_from_request changed are carried, as stock Nova would
+        # read them once the compute saved its usage; the NUMA cells and
+        # PCI pools, and the template, stay untouched.
         second = self.states()['host1']
         self.assertIsNot(first, second)
-        self.assertEqual(32768, second.free_ram_mb)
-        self.assertEqual(1000 * 1024, second.free_disk_mb)
-        self.assertEqual(0, second.vcpus_used)
-        self.assertEqual(0, second.num_instances)
-        self.assertEqual(0, second.num_io_ops)
+        self.assertEqual(
+            (32768 - 2048, 990 * 1024, 2, 1, 1),
+            (second.free_ram_mb, second.free_disk_mb, second.vcpus_used,
+             second.num_instances, second.num_io_ops))
         self.assertEqual(2, free_pci(second))
         self.assertEqual(0, second.numa_topology.cells[0].cpu_usage)
+        self.assertNotIn(uuids.instance, second.instances)
+
+    def test_database_row_replaces_what_was_placed(self):
+        self.consume(self.states()['host1'], spec())
+        # The compute claims the instance and saves its usage.
+        with self.cell_context() as cctxt:
+            compute = objects.ComputeNode.get_by_host_and_nodename(
+                cctxt, 'host1', 'host1')
+            compute.memory_mb_used = 2048
+            compute.free_ram_mb = 32768 - 2048
+            compute.vcpus_used = 2
+            compute.save()
+        self.assertEqual(32768 - 2048, self.states()['host1'].free_ram_mb)
+        self.advance()
+        # Counted once, from the row.
+        state = self.states()['host1']
+        self.assertEqual((32768 - 2048, 2),
+                         (state.free_ram_mb, state.vcpus_used))
+
+    def test_placement_the_row_never_shows_is_forgotten(self):
+        self.consume(self.states()['host1'], spec())
+        self.advance(manager.PLACED_MAX_AGE)
+        self.assertEqual(32768 - 2048, self.states()['host1'].free_ram_mb)
+        self.advance()
+        self.assertEqual(32768, self.states()['host1'].free_ram_mb)
+
+    def test_invalidate_forgets_what_was_placed(self):
+        self.consume(self.states()['host1'], spec())
+        self.manager.invalidate()
+        self.assertEqual(32768, self.states()['host1'].free_ram_mb)
 
     def test_multi_create_consumes_cumulatively_within_a_request(self):
         state = self.states()['host1']
