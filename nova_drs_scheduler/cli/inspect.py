@@ -17,7 +17,8 @@ def add_parsers(subparsers, parents) -> dict:
                    'would or would not move, and which filter or rule '
                    'rejected each destination.',
         'status': 'Every host\'s window, counter, pool, threshold and '
-                  'state; migrations in flight, cooldowns and quarantines.',
+                  'state; migrations in flight, cooldowns and quarantines; '
+                  'instances a DRS move left in ERROR.',
     }
     handlers = {'plan': plan, 'explain': explain, 'status': status}
     parsers = {}
@@ -167,13 +168,17 @@ def status(args, conf) -> int:
     inflight = record.get('inflight', {})
     blocked = [[uuid, reason]
                for uuid, reason in sorted(record.get('blocked', {}).items())]
+    attention = record.get('attention', {})
     output.emit(args, {'hosts': record.get('hosts', []),
                        'inflight': inflight,
-                       'blocked': record.get('blocked', {})}, [
+                       'blocked': record.get('blocked', {}),
+                       'attention': attention}, [
         _hosts_table(record),
         ('Migrations in flight', ['host', 'count'],
          sorted(inflight.get('by_host', {}).items())),
         ('Instances not movable now (cooldown, quarantine, opt-out, ...)',
          ['instance', 'reason'], blocked),
+        ('Instances needing attention (left in ERROR by a DRS move)',
+         ['instance', 'reason'], sorted(attention.items())),
     ])
     return errors.OK

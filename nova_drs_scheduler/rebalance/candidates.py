@@ -7,6 +7,13 @@ enabled scheduler filter, then the weighers.  Filters run one at a time so
 each rejected host is attributed to the filter that rejected it; the
 planner only ever picks among the hosts that passed, and the migration is
 still re-validated by Nova when it starts.
+
+Moves planned earlier in the same period are not in Nova's database yet,
+and Nova's compute-side check would refuse a second server-group member
+on a host the first is still migrating to (the instance then ends in
+ERROR).  So the filters and weighers are asked as if those moves were
+done: the group's host list (affinity) and the host states' instances
+(anti-affinity, soft (anti-)affinity weighers) are updated first.
 """
 
 import copy
@@ -54,6 +61,12 @@ class LiveCandidates:
         except exception.NovaException as exc:
             return _all_rejected(others, 'placement', str(exc), rejected)
         rejected += placement_rejected
+        planned = [move for move in snapshot.planned
+                   if move.instance != inst.uuid]
+        if planned:
+            group_after(spec.instance_group, planned, snapshot)
+            for state in states:
+                instances_after(state, planned)
         for filter_ in self.host_manager.enabled_filters:
             passed = self.host_manager.filter_handler.get_filtered_objects(
                 [filter_], states, spec, 0)
@@ -112,6 +125,42 @@ class LiveCandidates:
                                     'no allocation candidate in its cell')
                     for name in names if name not in found]
         return states, rejected
+
+
+def group_after(group, planned, snapshot: model.Snapshot) -> None:
+    """Set ``group.hosts`` as it will be once ``planned`` moves are done.
+
+    A member's source stays in the list while another member remains
+    there; ``snapshot.instances`` tells where the others are.
+    """
+    if group is None:
+        return
+    members = set(group.members or ())
+    moved = {move.instance: move for move in planned
+             if move.instance in members}
+    if not moved:
+        return
+    staying = {inst.host for inst in snapshot.instances
+               if inst.uuid in members and inst.uuid not in moved}
+    hosts = set(group.hosts or ())
+    hosts -= {move.source for move in moved.values()} - staying
+    hosts |= {move.destination for move in moved.values()}
+    group.hosts = sorted(hosts)
+
+
+def instances_after(state, planned) -> None:
+    """Set ``state.instances`` as it will be once ``planned`` moves are
+    done.  A new dict: the state's may be shared with the host manager."""
+    leaving = {move.instance for move in planned if move.source == state.host}
+    arriving = [move.instance for move in planned
+                if move.destination == state.host]
+    if not leaving and not arriving:
+        return
+    instances = {uuid: instance for uuid, instance in state.instances.items()
+                 if uuid not in leaving}
+    for uuid in arriving:
+        instances.setdefault(uuid, objects.Instance(uuid=uuid))
+    state.instances = instances
 
 
 def _all_rejected(names, rule: str, detail: str,

@@ -65,13 +65,13 @@ def migration_state(migrations, now: datetime.datetime, cooldown: int,
         (recent_moves.Move(
             instance=m.instance_uuid, phase=_phase(m.status),
             source=m.source_compute, destination=m.dest_compute,
-            age=(now - _changed_at(m)).total_seconds(),
+            age=(now - changed_at(m)).total_seconds(),
             by_drs=m.user_id == DRS_USER, ident=m.uuid)
          for m in migrations),
         cooldown, quarantine, no_return)
 
 
-def _changed_at(migration) -> datetime.datetime:
+def changed_at(migration) -> datetime.datetime:
     return timeutils.normalize_time(
         migration.updated_at or migration.created_at)
 

@@ -18,6 +18,7 @@ from oslo_log import log as logging
 from oslo_utils import strutils
 from oslo_utils import timeutils
 
+from nova_drs_scheduler import log_once
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import model
 
@@ -96,6 +97,38 @@ def recent_migrations(cctxt, since: datetime.datetime) -> list:
         if timeutils.normalize_time(changed) >= since:
             found.setdefault(migration.uuid, migration)
     return list(found.values())
+
+
+def needs_attention(cloud: Cloud) -> dict:
+    """Instances Nova left in ERROR after a DRS migration: ``{uuid: why}``.
+
+    Nova puts an instance in ERROR when a live migration fails in an
+    unexpected way (e.g. the destination compute's late server-group
+    check); only an operator can tell whether it is healthy and reset it.
+    Such an instance is blocked (not ACTIVE) and, once reset, quarantined
+    like any failed DRS move; this says it needs someone meanwhile.
+    """
+    newest = {}
+    for migration in sorted(cloud.migrations, key=executor.changed_at):
+        newest[migration.instance_uuid] = migration
+    found = {}
+    for uuid, (instance, _cell) in sorted(cloud.instances.items()):
+        migration = newest.get(uuid)
+        if (instance.vm_state != vm_states.ERROR or migration is None
+                or migration.user_id != executor.DRS_USER):
+            continue
+        # The destination is unknown to the record when the conductor
+        # failed before choosing it.
+        to = f' to {migration.dest_compute}' if migration.dest_compute \
+            else ''
+        found[uuid] = (
+            f'vm_state error after DRS migration {migration.uuid} from '
+            f'{migration.source_compute}{to} ended {migration.status}: '
+            f'check the instance, then reset its state')
+        log_once.warning(LOG, ('attention', uuid, migration.uuid),
+                         'DRS: instance %s needs attention: %s', uuid,
+                         found[uuid])
+    return found
 
 
 def schedulable(rows: HostRows) -> bool:

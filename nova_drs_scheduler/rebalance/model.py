@@ -90,6 +90,10 @@ class Snapshot:
     inflight_by_host: Mapping[str, int] = dataclasses.field(
         default_factory=dict)
     inflight_total: int = 0
+    #: Moves planned earlier in this period, in order.  The planner sets it
+    #: on the snapshot it hands to ``candidates()``, so the destination
+    #: checks (server groups) see those moves as done.
+    planned: Sequence['Move'] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,8 +114,8 @@ class Candidates:
 
 
 #: ``candidates(instance, snapshot) -> Candidates``: the live callback runs
-#: Nova's HostManager filters on a RequestSpec built from the instance; the
-#: simulator runs its capacity model.
+#: Nova's HostManager filters on a RequestSpec built from the instance, as
+#: if ``snapshot.planned`` were done; the simulator runs its capacity model.
 CandidatesFn = Callable[[InstanceSnapshot, Snapshot], Candidates]
 
 

@@ -14,7 +14,9 @@ below hold for every policy:
 - blocked instances never move; the per-period, per-host and total limits
   count migrations in flight plus those planned this period;
 - each planned move is applied to a working projection of host loads, so
-  later moves of the same period see it.
+  later moves of the same period see it; ``candidates()`` gets the moves
+  planned so far (``Snapshot.planned``), so that Nova's server-group
+  filters and weighers see them too.
 
 Cost: instances are indexed by host once.  Eligible destinations are kept
 sorted, per pool, by the policy's score at their current load; because a
@@ -29,6 +31,7 @@ per refused host, runs only to explain a chosen move or a failure.
 
 import bisect
 import collections
+import dataclasses
 
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
@@ -89,6 +92,8 @@ class _Planner:
         self.moved = set()
         self.moves = []
         self.notes = []
+        #: The snapshot with the moves planned so far, for candidates().
+        self.view = snapshot
 
     def _judge(self, host):
         """A host's verdict, and the rule barring it as a destination."""
@@ -242,7 +247,7 @@ class _Planner:
                     unreachable = self._unreachable(source)
                 failed.append((uuid, unreachable + refused))
                 continue
-            found = self.candidates(removal.instance, self.snapshot)
+            found = self.candidates(removal.instance, self.view)
             allowed = set(found.allowed)
             if option.destination.name not in allowed:
                 option, _ = self._search(source, removal, allowed)
@@ -389,6 +394,8 @@ class _Planner:
         self.busy[source.name] += 1
         self.busy[dest] += 1
         self.moved.add(instance.uuid)
+        self.view = dataclasses.replace(self.snapshot,
+                                        planned=tuple(self.moves))
         self._enter(dest)
         self._unreachable_by_pool.clear()
 

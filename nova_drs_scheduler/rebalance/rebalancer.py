@@ -138,6 +138,7 @@ class Rebalancer:
             context, self.host_manager, self.placement_client,
             cloud.instances))
         record.add_plan(rec, snapshot, plan)
+        rec['attention'] = live.needs_attention(cloud)
         rec['windows'] = windows.export()
         return plan, cloud
 

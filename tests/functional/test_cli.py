@@ -14,11 +14,13 @@ import sys
 
 import fixtures
 import testtools
+from nova import objects
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import history
 from nova_drs_scheduler.cli import inspect
+from nova_drs_scheduler.rebalance import executor
 from tests.functional.rebalance import base
 
 HOT = {'host1': 90, 'host2': 30, 'host3': 10}
@@ -108,6 +110,28 @@ class CLITest(base.RebalanceTestBase):
         self.assertEqual({'host1', 'host2', 'host3'},
                          {h['host'] for h in status['hosts']})
         self.assertIn(self.idle, status['blocked'])
+
+    def test_status_lists_an_instance_a_drs_move_left_in_error(self):
+        # As Nova leaves it when the destination refuses the instance in
+        # an unexpected way: the DRS migration in error, the instance too.
+        migration = objects.Migration(
+            context=self._admin_context(), instance_uuid=self.busy,
+            source_compute='host1', dest_compute='host3', status='accepted',
+            migration_type='live-migration', user_id=executor.DRS_USER,
+            project_id=executor.DRS_USER)
+        migration.create()
+        migration.status = 'error'
+        migration.save()
+        self.admin_api.post_server_action(
+            self.busy, {'os-resetState': {'state': 'error'}})
+        code, status = self.cli(inspect.status)
+        self.assertEqual(errors.OK, code)
+        self.assertEqual([self.busy], list(status['attention']))
+        self.assertIn(f'DRS migration {migration.uuid} from host1 to host3',
+                      status['attention'][self.busy])
+        code, text = self.cli(inspect.status, json_output=False)
+        self.assertIn('Instances needing attention', text)
+        self.assertIn(self.busy, text)
 
     def test_history_lists_the_periods_and_moves(self):
         second = self._period(HOT, self.loads)

@@ -72,6 +72,13 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
             networks='none', **kwargs)
         return server['id']
 
+    def _boot_in_group(self, host, group_id):
+        body = self._build_server(flavor_id=self.flavor['id'],
+                                  networks='none', host=host)
+        server = self.admin_api.post_server(
+            {'server': body, 'os:scheduler_hints': {'group': group_id}})
+        return self._wait_for_state_change(server, 'ACTIVE')['id']
+
     # Driving periods.
 
     def _write_metrics(self, hosts, instances=None):

@@ -163,12 +163,68 @@ class AntiAffinityTest(base.RebalanceTestBase):
         self.assertEqual(['host2', 'host3'],
                          sorted(self._host_of(m) for m in members))
 
-    def _boot_in_group(self, host, group_id):
-        body = self._build_server(flavor_id=self.flavor['id'],
-                                  networks='none', host=host)
-        server = self.admin_api.post_server(
-            {'server': body, 'os:scheduler_hints': {'group': group_id}})
-        return self._wait_for_state_change(server, 'ACTIVE')['id']
+
+class GroupPeersInOnePeriodTest(base.RebalanceTestBase):
+    """Two members of one server group planned in the same period."""
+
+    DRS = {'max_concurrent_migrations_per_host': 2,
+           'max_migrations_per_period': 2}
+    HOTS = {'host1': 90, 'host2': 91, 'host3': 5}
+
+    def _peers(self, policy):
+        group = self.admin_api.post_server_groups(
+            {'name': 'peers', 'policy': policy})
+        peers = [self._boot_in_group(host, group['id'])
+                 for host in ('host1', 'host2')]
+        return peers, {peer: 3.0 for peer in peers}
+
+    def test_anti_affinity_peers_never_share_a_destination(self):
+        peers, loads = self._peers('anti-affinity')
+        self._period(self.HOTS, loads)
+        record = self._settle(self._period(self.HOTS, loads))
+        # The hottest source's peer goes to host3; the other peer's only
+        # other candidate is then host3 too, which now holds a member.
+        [move] = record['moves']
+        self.assertEqual((peers[1], 'host3', 'completed'), (
+            move['instance'], move['destination'],
+            move['outcome']['status']))
+        [note] = [n for n in record['notes'] if 'host host1' in n]
+        self.assertIn('ServerGroupAntiAffinityFilter', note)
+        self.assertEqual(['ACTIVE', 'ACTIVE'],
+                         [self._server(p)['status'] for p in peers])
+        self.assertEqual(['host1', 'host3'],
+                         [self._host_of(p) for p in peers])
+        self.assertEqual({}, record['attention'])
+
+    def test_instance_left_in_error_needs_attention_and_is_quarantined(self):
+        # Nova's destination compute re-checks the group when a migration
+        # starts; a violation found there leaves the instance in ERROR.
+        server = self._boot('host1')
+        loads = {server: 4.5}
+        self._period(HOT, loads)
+        with mock.patch(
+                'nova.compute.rpcapi.ComputeAPI.'
+                'check_can_live_migrate_destination',
+                side_effect=exception.GroupAffinityViolation(
+                    instance_uuid=server, policy='Anti-affinity')):
+            record = self._settle(self._period(HOT, loads))
+        [move] = record['moves']
+        self.assertEqual('failed', move['outcome']['status'])
+        self.assertEqual(('ERROR', 'host1'), (
+            self._server(server)['status'], self._host_of(server)))
+
+        record = self._period(HOT, loads)
+        self.assertEqual([], record['moves'])
+        self.assertIn(f'DRS migration {move["outcome"]["migration"]} '
+                      'from host1 ended error', record['attention'][server])
+        # Once an operator has checked and reset it, the failed move's
+        # quarantine holds like any other.
+        self.admin_api.post_server_action(
+            server, {'os-resetState': {'state': 'active'}})
+        record = self._period(HOT, loads)
+        self.assertEqual([], record['moves'])
+        self.assertEqual({}, record['attention'])
+        self.assertIn('quarantine', record['blocked'][server])
 
 
 class OptOutTest(base.RebalanceTestBase):

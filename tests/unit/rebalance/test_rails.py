@@ -151,6 +151,25 @@ class RailsTest(testtools.TestCase):
         self.assertIn(model.Rejection('ghost', 'unknown-host'),
                       result.moves[0].rejected)
 
+    def test_candidates_see_the_moves_planned_earlier_in_the_period(self):
+        hosts = [h.host('a', 92.0, counter=3), h.host('b', 90.0, counter=3),
+                 h.host('cool', 5.0)]
+        seen = []
+
+        def candidates(instance, snap):
+            seen.append((instance.uuid, [(m.instance, m.source,
+                                          m.destination)
+                                         for m in snap.planned]))
+            return h.allow_all(instance, snap)
+
+        result = self.plan(hosts, [h.instance('p1', 'a', 3.0),
+                                   h.instance('p2', 'b', 3.0)],
+                           candidates=candidates,
+                           max_migrations_per_period=2,
+                           max_concurrent_migrations_per_host=2)
+        self.assertEqual(2, len(result.moves))
+        self.assertEqual([('p1', []), ('p2', [('p1', 'a', 'cool')])], seen)
+
     def test_candidates_is_never_called_when_no_host_can_take_it(self):
         hosts = [h.host('hot', 95.0, counter=3),
                  h.host('other', 99.0, counter=3)]
