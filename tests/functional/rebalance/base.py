@@ -9,6 +9,7 @@ test runs the default ``nova`` source through the real compute monitor.
 import json
 import os
 import time
+from unittest import mock
 
 import fixtures
 from nova import objects
@@ -94,6 +95,14 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
         self._write_metrics(hosts, instances)
         return self.scheduler_service.manager.run_rebalance(
             self._admin_context())
+
+    def _refused_period(self, hosts, instances, error):
+        """One period whose moves the destination compute refuses with
+        ``error`` (raised by its pre-migration check); the final record."""
+        with mock.patch(
+                'nova.compute.rpcapi.ComputeAPI.'
+                'check_can_live_migrate_destination', side_effect=error):
+            return self._settle(self._period(hosts, instances))
 
     def _settle(self, record):
         """Wait for the record's started moves to end; the final record."""

@@ -1,7 +1,6 @@
 """The rebalancer against a real (in-process) Nova: the 11 scenarios."""
 
 import os
-from unittest import mock
 
 import fixtures
 from nova import exception
@@ -202,12 +201,9 @@ class GroupPeersInOnePeriodTest(base.RebalanceTestBase):
         server = self._boot('host1')
         loads = {server: 4.5}
         self._period(HOT, loads)
-        with mock.patch(
-                'nova.compute.rpcapi.ComputeAPI.'
-                'check_can_live_migrate_destination',
-                side_effect=exception.GroupAffinityViolation(
-                    instance_uuid=server, policy='Anti-affinity')):
-            record = self._settle(self._period(HOT, loads))
+        record = self._refused_period(
+            HOT, loads, exception.GroupAffinityViolation(
+                instance_uuid=server, policy='Anti-affinity'))
         [move] = record['moves']
         self.assertEqual('failed', move['outcome']['status'])
         self.assertEqual(('ERROR', 'host1'), (
@@ -278,12 +274,8 @@ class FailedMigrationTest(base.RebalanceTestBase):
         server = self._boot('host1')
         loads = {server: 4.5}
         self._period(HOT, loads)
-        with mock.patch(
-                'nova.compute.rpcapi.ComputeAPI.'
-                'check_can_live_migrate_destination',
-                side_effect=exception.MigrationPreCheckError(
-                    reason='injected')):
-            record = self._settle(self._period(HOT, loads))
+        record = self._refused_period(
+            HOT, loads, exception.MigrationPreCheckError(reason='injected'))
 
         [move] = record['moves']
         self.assertEqual('failed', move['outcome']['status'])
