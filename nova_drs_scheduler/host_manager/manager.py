@@ -4,7 +4,7 @@ refreshed rows.
 What is cached are rows (compute nodes, nova-compute services and which
 instances sit on which host), never decisions. Each request still builds its
 own HostStates, by forking per-row templates (see ``state``), so that
-resources consumed by one request never leak into another (bug 1742827).
+no request's HostState is shared with another (bug 1742827).
 A request that finds a cell's rows older than
 ``[drs_host_cache] max_staleness`` first reads what changed since the last
 refresh; any other request issues no database query at all.

@@ -8,8 +8,9 @@ fork: a new object with the template's values, its own ``limits``,
 ``allocation_candidates`` and ``aggregates``, and private copies of the
 NUMA topology, PCI pools and instances the first time it consumes
 resources (Nova adds a server group member to ``instances`` right after).
-So whatever a request consumes stays in that request; this is the
-property whose loss was bug 1742827.
+So a request's objects stay in that request (the property whose loss
+was bug 1742827); only the counters listed in ``CONSUMED_FIELDS`` are
+reported, for the host manager to carry until the row shows them.
 """
 
 import copy
