@@ -7,7 +7,6 @@ nova.conf; tests call it directly with the harness's config.
 from nova import config
 from nova import objects
 from nova import service
-from nova import thread_pool_factory
 from nova import version
 from nova.scheduler import rpcapi
 from oslo_concurrency import processutils
@@ -16,6 +15,7 @@ from oslo_log import log as logging
 from oslo_reports import guru_meditation_report as gmr
 from oslo_reports import opts as gmr_opts
 
+from nova_drs_scheduler import compat
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import drivers
 
@@ -73,6 +73,6 @@ def main(argv: list) -> None:
     workers = (drs_conf.CONF.scheduler.workers or
                processutils.get_worker_count())
     # Forked workers must build their own executors, as in nova-scheduler.
-    thread_pool_factory.reset_all_executors()
+    compat.reset_executors_before_fork()
     service.serve(server, workers=workers)
     service.wait()

@@ -6,15 +6,10 @@ test rewrites before each period, so every scenario is deterministic; one
 test runs the default ``nova`` source through the real compute monitor.
 """
 
-import json
-import os
-import time
 from unittest import mock
 
-import fixtures
-from nova import objects
-
 from nova_drs_scheduler import conf
+from nova_drs_scheduler.testing import records
 from tests.functional import base
 
 #: Nova's default filters, and our scheduler manager.
@@ -36,12 +31,8 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
     DRS = {}
 
     def setUp(self):
-        self.metrics_file = os.path.join(
-            self.useFixture(fixtures.TempDir()).path, 'metrics.json')
-        self._write_metrics({})
         drs = {'automation': 'automatic', 'metrics_source': 'static',
-               'static_metrics_file': self.metrics_file, 'window': 1,
-               'stabilization': 2, 'instance_cooldown': 3600,
+               'window': 1, 'stabilization': 2, 'instance_cooldown': 3600,
                'quarantine_time': 3600}
         drs.update(self.DRS)
         assert conf.CONF.drs.rebalance_interval  # Registered, see above.
@@ -51,11 +42,9 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
                                  'host_subset_size': 1},
         }
         super().setUp()
+        self.metrics_file = self.static_metrics.path
         for host in self.HOSTS:
             self._start_compute(host)
-        # Runs before the services stop, so that a test failing while a
-        # migration runs fails instead of hanging in the compute's pool.
-        self.addCleanup(self._wait_for_no_migrating_instance)
         # MediumFakeDriver: 10 vCPUs, 8 GB RAM per host.
         self.flavor = self._flavor('small', vcpu=2)
 
@@ -80,21 +69,14 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
             {'server': body, 'os:scheduler_hints': {'group': group_id}})
         return self._wait_for_state_change(server, 'ACTIVE')['id']
 
-    # Driving periods.
+    # Driving periods (names kept from before the testing package).
 
     def _write_metrics(self, hosts, instances=None):
-        data = {'hosts': {h: {'cpu_percent': cpu} for h, cpu in hosts.items()},
-                'instances': instances or {}}
-        tmp = self.metrics_file + '.tmp'
-        with open(tmp, 'w') as handle:
-            json.dump(data, handle)
-        os.replace(tmp, self.metrics_file)
+        self.static_metrics.write(hosts, instances)
 
     def _period(self, hosts, instances=None):
         """One rebalance period with these host and instance loads."""
-        self._write_metrics(hosts, instances)
-        return self.scheduler_service.manager.run_rebalance(
-            self._admin_context())
+        return self.run_period(hosts, instances, settle=False)
 
     def _refused_period(self, hosts, instances, error):
         """One period whose moves the destination compute refuses with
@@ -106,51 +88,22 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
 
     def _settle(self, record):
         """Wait for the record's started moves to end; the final record."""
-        started = [m['instance'] for m in record['moves']
-                   if m['outcome']['status'] == 'started']
-        for uuid in started:
-            self._wait_for_migration_end(uuid)
-        rebalancer = self.scheduler_service.manager.rebalancer
-        rebalancer.collect_outcomes()
-        return rebalancer.history.get(record['id'])
+        return self.settle(record)
 
     def _wait_for_migration_end(self, uuid):
-        """Wait until Nova is done, placement clean-up included.
-
-        The compute marks a live migration completed before it deletes the
-        migration's allocations; a test that ended in between would stop
-        the services under the compute's feet.
-        """
-        for _attempt in range(100):
-            migrations = self._migrations(uuid)
-            if migrations and migrations[0].status in (
-                    'completed', 'error', 'failed') and not (
-                    self._get_allocations_by_server_uuid(
-                        migrations[0].uuid)):
-                return migrations[0]
-            time.sleep(0.1)
-        self.fail(f'migration of {uuid} did not end')
+        return self.wait_for_migration_end(uuid)
 
     def _wait_for_no_migrating_instance(self):
-        for _attempt in range(100):
-            if not objects.InstanceList.get_by_filters(
-                    self._admin_context(), {'task_state': 'migrating'}):
-                return
-            time.sleep(0.1)
+        self.wait_for_no_migrating_instance()
 
     def _migrations(self, uuid=None):
         """Live migrations, newest first, of one instance or all."""
-        filters = {'migration_type': 'live-migration'}
-        if uuid:
-            filters['instance_uuid'] = uuid
-        return objects.MigrationList.get_by_filters(
-            self._admin_context(), filters,
-            sort_keys=['created_at', 'id'], sort_dirs=['desc', 'desc'])
+        return self.migrations(uuid)
 
     # Observing.
 
     def _host_of(self, uuid):
-        return self.admin_api.get_server(uuid)['OS-EXT-SRV-ATTR:host']
+        return self.host_of(uuid)
 
     def _server(self, uuid):
         return self.admin_api.get_server(uuid)
@@ -162,7 +115,7 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
                       if self._get_provider_uuid_by_host(host) in by_rp)
 
     def _verdict(self, record, host):
-        return next(v for v in record['hosts'] if v['host'] == host)
+        return records.verdict(record, host)
 
     def _rejection(self, move, host):
-        return next(r for r in move['rejected'] if r['subject'] == host)
+        return records.rejection(move, host)

@@ -2,6 +2,7 @@
 per-request query, and is only taken when the rows can answer."""
 
 import os_traits
+import testtools
 from nova import objects
 from nova.db.main import api as main_db_api
 from nova.db.main import models
@@ -9,11 +10,14 @@ from nova.objects import service as service_obj
 from nova.scheduler import request_filter
 from oslo_utils.fixture import uuidsentinel as uuids
 
+from nova_drs_scheduler import compat
 from nova_drs_scheduler import owner_trait
 from tests.unit.host_manager import base
 from tests.unit.host_manager import test_requests
 
-OLD = request_filter.MIN_COMPUTE_VERSION_OWNER_TRAIT - 1
+#: None before Nova 34, which has no OWNER_NOVA request filter.
+THRESHOLD = compat.owner_trait_min_compute_version()
+OLD = (THRESHOLD or service_obj.SERVICE_VERSION) - 1
 
 
 @main_db_api.pick_context_manager_writer
@@ -76,6 +80,8 @@ class MinVersionTest(base.HostCacheTestCase):
         self.assertIsNone(self.manager.min_compute_version())
 
 
+@testtools.skipIf(THRESHOLD is None, 'Nova before 34 has no OWNER_NOVA '
+                  'request filter: see NoOwnerFilterTest')
 class RequireTraitTest(base.HostCacheTestCase):
 
     def setUp(self):
@@ -124,3 +130,17 @@ class RequireTraitTest(base.HostCacheTestCase):
     def test_left_to_nova_with_a_host_manager_that_cannot_tell(self):
         self.assertFalse(self.require(test_requests.full_spec(),
                                       host_manager=object()))
+
+
+@testtools.skipIf(THRESHOLD is not None, 'Nova 34 has the OWNER_NOVA filter')
+class NoOwnerFilterTest(base.HostCacheTestCase):
+    """Nova 31-33: computes report no OWNER_NOVA trait; never require it."""
+
+    def test_never_added(self):
+        self.add_compute('host1')
+        self.states()
+        self.assertIsNotNone(self.manager.min_compute_version())
+        spec_obj = test_requests.full_spec()
+        self.assertFalse(owner_trait.require_if_all_upgraded(
+            spec_obj, self.manager))
+        self.assertNotIn(os_traits.OWNER_NOVA, spec_obj.root_required)
