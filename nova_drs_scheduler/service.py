@@ -4,6 +4,8 @@
 nova.conf; tests call it directly with the harness's config.
 """
 
+import sys
+
 from nova import config
 from nova import objects
 from nova import service
@@ -44,9 +46,22 @@ def apply_host_manager(scheduler_manager, conf: cfg.ConfigOpts) -> None:
     if host_manager_cls is not None and not isinstance(
             scheduler_manager.host_manager, host_manager_cls):
         scheduler_manager.host_manager = host_manager_cls()
-    LOG.info('nova-drs-scheduler: manager %s, host manager %s',
+    LOG.info('nova-drs-scheduler: manager %s, host manager %s, '
+             'concurrency %s',
              drivers.class_path(type(scheduler_manager)),
-             drivers.class_path(type(scheduler_manager.host_manager)))
+             drivers.class_path(type(scheduler_manager.host_manager)),
+             concurrency_backend())
+
+
+def concurrency_backend() -> str:
+    """``eventlet`` if this process is monkey patched, else ``threading``.
+
+    Asked of eventlet itself, the same way on every Nova release.
+    """
+    patcher = sys.modules.get('eventlet.patcher')
+    if patcher is not None and patcher.is_monkey_patched('thread'):
+        return 'eventlet'
+    return 'threading'
 
 
 def create_server(conf: cfg.ConfigOpts) -> service.Service:

@@ -23,7 +23,7 @@ the request that pays an incremental refresh. Usage::
 """
 
 # Nova must be monkey patched before anything imports eventlet or futurist.
-from nova import monkey_patch ; monkey_patch.patch()  # noqa: E702,I001
+from nova_drs_scheduler import compat ; compat.monkey_patch()  # noqa: E702,I001
 
 import argparse  # noqa: E402
 import collections  # noqa: E402

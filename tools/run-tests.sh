@@ -2,9 +2,11 @@
 # Run lint, unit, functional and end-to-end tests on a fresh machine.
 #
 # Needs only python3, pip and apt: it bootstraps tox into .tox/bootstrap and
-# lets tox build the test virtualenvs from constraints.txt.  By default it
-# runs `tox -e pep8,py3,functional,e2e`; E2E=0 leaves out the multi-process
-# deployment test (about 6 minutes, needs root for its Debian packages).
+# lets tox build the test virtualenvs from constraints/ (one tested set per
+# Nova release).  By default it runs `tox -e pep8,py3,functional,
+# functional-nova33,e2e`: everything on the newest Nova, and the functional
+# suite on Nova 33 (2026.1); E2E=0 leaves out the multi-process deployment
+# test (about 6 minutes, needs root for its Debian packages).
 # Extra arguments go to tox instead, e.g.
 # `tools/run-tests.sh -e py3 -- tests.unit.filters`.
 # The last line sums the totals of every environment run (stestr's, and the
@@ -19,7 +21,7 @@ boot=.tox/bootstrap
 tools/install-test-servers.sh
 
 if [ $# -eq 0 ]; then
-    envs=pep8,py3,functional
+    envs=pep8,py3,functional,functional-nova33
     [ "${E2E:-1}" != 0 ] && envs=$envs,e2e
     set -- -e "$envs"
 fi

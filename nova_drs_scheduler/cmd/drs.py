@@ -16,7 +16,7 @@ def main():
     argv = sys.argv[1:]
     command = next((a for a in argv if a in cli.COMMANDS), None)
     if command not in (None, 'simulate'):
-        from nova import monkey_patch
-        monkey_patch.patch(
+        from nova_drs_scheduler import compat
+        compat.monkey_patch(
             backend='eventlet' if command == 'demo' else 'threading')
     sys.exit(cli.main(argv))

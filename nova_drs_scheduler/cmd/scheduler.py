@@ -12,8 +12,8 @@ import sys
 def main():
     # As nova-scheduler does: patch before anything imports eventlet or
     # oslo.service, hence the imports inside the function.
-    from nova import monkey_patch
-    monkey_patch.patch(backend='threading')
+    from nova_drs_scheduler import compat
+    compat.monkey_patch(backend='threading')
 
     from nova_drs_scheduler import service
     service.main(sys.argv)

@@ -7,7 +7,7 @@ Import the submodules, not this package's names, and only after Nova's
 monkey patch, as Nova's own functional tests do: the first lines of your
 test package's ``__init__.py`` must be::
 
-    from nova import monkey_patch ; monkey_patch.patch()
+    from nova_drs_scheduler import compat ; compat.monkey_patch()
 
 - :mod:`.base`: ``DRSTestCase``, Nova's ``ProviderUsageBaseTestCase``
   (real API, conductor, in-process placement, fake-driver computes) with

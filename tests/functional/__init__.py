@@ -1,2 +1,2 @@
 # Nova's functional harness requires the monkey patch before any import.
-from nova import monkey_patch ; monkey_patch.patch()  # noqa: E702,I001
+from nova_drs_scheduler import compat ; compat.monkey_patch()  # noqa: E702,I001

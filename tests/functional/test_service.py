@@ -1,5 +1,9 @@
 """nova-drs-scheduler startup: driver and host manager chosen by config."""
 
+import os
+import subprocess
+import sys
+
 from nova import conf as nova_conf
 from nova import test
 from nova.conf import scheduler as nova_scheduler_conf
@@ -174,3 +178,28 @@ class LegacyOptionsFromFileTest(test.NoDBTestCase):
         self.assertEqual('host_manager', fresh.scheduler.host_manager)
         self.assertIs(nova_host_manager.HostManager,
                       drivers.host_manager_class(fresh))
+
+
+class ConcurrencyTest(test.NoDBTestCase):
+    """The mode the service logs, forced as an operator forces it."""
+
+    def _mode_of_a_fresh_process(self, disable_patching):
+        code = ('from nova_drs_scheduler import compat; '
+                "compat.monkey_patch(backend='threading'); "
+                'from nova_drs_scheduler import service; '
+                'print(service.concurrency_backend())')
+        env = dict(os.environ,
+                   OS_NOVA_DISABLE_EVENTLET_PATCHING=disable_patching)
+        run = subprocess.run([sys.executable, '-c', code], env=env,
+                             capture_output=True, text=True, check=True,
+                             timeout=120)
+        return run.stdout.strip().splitlines()[-1]
+
+    def test_forced_eventlet(self):
+        self.assertEqual('eventlet', self._mode_of_a_fresh_process('0'))
+
+    def test_forced_threads(self):
+        self.assertEqual('threading', self._mode_of_a_fresh_process('1'))
+
+    def test_the_harness_runs_eventlet(self):
+        self.assertEqual('eventlet', cmd.concurrency_backend())

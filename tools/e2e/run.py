@@ -8,6 +8,7 @@ faults of doc/e2e.md.  Ends with ``N passed, N failed``; exit 1 on any
 failure.  Everything started is stopped at the end, whatever happens.
 
     python tools/e2e/run.py [--keep] [--skip-faults]
+                            [--scheduler-concurrency eventlet|threading]
 """
 
 import argparse
@@ -27,8 +28,26 @@ from e2e import procs  # noqa: E402
 from e2e import report as report_mod  # noqa: E402
 from e2e import scenario  # noqa: E402
 
+#: OS_NOVA_DISABLE_EVENTLET_PATCHING values that force each mode (Nova
+#: 33-34: any value but 1/true/yes means eventlet).
+FORCE = {'eventlet': '0', 'threading': '1'}
 
-def bring_up(dep, report) -> None:
+
+def check_concurrency(dep, report, forced) -> None:
+    """The scheduler logs the concurrency it runs with; check it."""
+    started = scenario.wait_for(
+        lambda: [line for line in dep.scheduler_log('scheduler-a')
+                 .splitlines() if 'nova-drs-scheduler: manager' in line],
+        bool, 60)
+    line = started[0] if started else ''
+    report.info(line[line.find('nova-drs-scheduler:'):])
+    if forced:
+        report.check(f'nova-drs-scheduler runs {forced} (forced by '
+                     f'OS_NOVA_DISABLE_EVENTLET_PATCHING={FORCE[forced]})',
+                     f'concurrency {forced}' in line)
+
+
+def bring_up(dep, report, forced=None) -> None:
     report.step('Deploy: MariaDB, RabbitMQ, Redis')
     dep.start_backends()
     report.step('Deploy: nova.conf files; nova-manage / placement-manage '
@@ -42,6 +61,9 @@ def bring_up(dep, report) -> None:
                 'nova-compute')
     dep.start_apis()
     dep.start_conductor()
+    if forced:
+        dep.scheduler_env['OS_NOVA_DISABLE_EVENTLET_PATCHING'] = \
+            FORCE[forced]
     dep.start_scheduler('scheduler-a')
     dep.start_computes()
     sc_nova = scenario.client.Nova(dep.layout.api_url)
@@ -57,6 +79,7 @@ def bring_up(dep, report) -> None:
     report.check('nova-drs-scheduler registered as nova-scheduler, up',
                  [(s['host'], s['state']) for s in schedulers]
                  == [('scheduler-a', 'up')])
+    check_concurrency(dep, report, forced)
     providers = scenario.client.Placement(
         dep.layout.placement_url).providers()
     report.check('placement has the 3 compute resource providers',
@@ -70,6 +93,10 @@ def main() -> int:
                              'the run; the processes are stopped anyway')
     parser.add_argument('--skip-faults', action='store_true',
                         help='run the scenario only')
+    parser.add_argument('--scheduler-concurrency',
+                        choices=sorted(FORCE),
+                        help="force nova-drs-scheduler's concurrency mode "
+                             '(default: Nova\'s, native threads since 33)')
     args = parser.parse_args()
 
     def interrupted(signum, _frame):
@@ -86,7 +113,7 @@ def main() -> int:
     dep = deploy.Deployment(sup, base, report.info)
     sc = None
     try:
-        bring_up(dep, report)
+        bring_up(dep, report, args.scheduler_concurrency)
         sc = scenario.Scenario(dep, report)
         steps = [sc.prepare, sc.metrics_flow, sc.rebalance, sc.cli]
         if not args.skip_faults:

@@ -75,8 +75,10 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
         self.static_metrics.write(hosts, instances)
 
     def _period(self, hosts, instances=None):
-        """One rebalance period with these host and instance loads."""
-        return self.run_period(hosts, instances, settle=False)
+        """One rebalance period with these host and instance loads in the
+        static source's file (whatever source the test selected)."""
+        self._write_metrics(hosts, instances)
+        return self.run_period(settle=False)
 
     def _refused_period(self, hosts, instances, error):
         """One period whose moves the destination compute refuses with

@@ -40,6 +40,9 @@ class Deployment:
         self.scheduler_conf = {}
         self.compute_state = {}
         self.env = {'PYTHONPATH': E2E_PATH}
+        #: Extra environment of nova-drs-scheduler, e.g. the variable that
+        #: forces eventlet or native threads.
+        self.scheduler_env = {}
 
     # -- infrastructure ---------------------------------------------------
 
@@ -143,7 +146,13 @@ class Deployment:
     def start_scheduler(self, host: str) -> None:
         self.sup.start(f'nova-drs-scheduler-{host}', [
             tool('nova-drs-scheduler'), '--config-file',
-            self.scheduler_conf[host]], env=self.env)
+            self.scheduler_conf[host]],
+            env=dict(self.env, **self.scheduler_env))
+
+    def scheduler_log(self, host: str) -> str:
+        with open(os.path.join(self.sup.log_dir,
+                               f'nova-drs-scheduler-{host}.log')) as handle:
+            return handle.read()
 
     def history_file(self, host: str) -> str:
         return conf.history_file(os.path.dirname(self.scheduler_conf[host]))
