@@ -10,7 +10,6 @@ functional tests, even when the demo fails half-way.
 import json
 import logging
 import os
-import sys
 import time
 import unittest
 
@@ -20,17 +19,13 @@ from nova import objects
 from nova.tests.functional import integrated_helpers
 
 from nova_drs_scheduler.demo import scenario
+from nova_drs_scheduler.testing import fixtures as drs_fixtures
 
 #: Scheduler filters of the demo: Nova's usual ones.
 FILTERS = ['ComputeFilter', 'ComputeCapabilitiesFilter',
            'ImagePropertiesFilter', 'ServerGroupAntiAffinityFilter',
            'ServerGroupAffinityFilter']
 MANAGER = 'nova_drs_scheduler.manager.DRSSchedulerManager'
-
-
-def api_paste_config() -> str:
-    """Nova's api-paste.ini as installed into this virtualenv."""
-    return os.path.join(sys.prefix, 'etc', 'nova', 'api-paste.ini')
 
 
 class DemoCloud(integrated_helpers.ProviderUsageBaseTestCase):
@@ -43,7 +38,8 @@ class DemoCloud(integrated_helpers.ProviderUsageBaseTestCase):
     drs = {}
 
     def setUp(self):
-        self.flags(api_paste_config=api_paste_config(), group='wsgi')
+        self.flags(api_paste_config=drs_fixtures.api_paste_config(),
+                   group='wsgi')
         self.metrics_file = os.path.join(
             self.useFixture(fixtures.TempDir()).path, 'metrics.json')
         self.write_metrics({}, {})
