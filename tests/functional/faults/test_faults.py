@@ -328,9 +328,9 @@ class ComputeDownTest(FaultTestBase):
         self.assertEqual((server, 'host2', 'completed'), (
             move['instance'], move['destination'],
             move['outcome']['status']))
-        # Refused by our rule for hosts without fresh metrics, or already
-        # by Nova's ComputeFilter: on Nova 34 our rule refuses it, on Nova
-        # 33 ComputeFilter does (observed; both keep it out).
+        # Kept out either by Nova's ComputeFilter, when the scheduler's
+        # service row already shows it down (seen on Nova 33), or else by
+        # our rule for hosts without fresh metrics.
         self.assertIn(self._rejection(move, 'host3')['rule'],
                       ('stale-metrics', 'ComputeFilter'))
         for host in ('host3', 'host4'):
