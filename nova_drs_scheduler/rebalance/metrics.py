@@ -70,12 +70,16 @@ def is_violated(counter: int, stabilization: int) -> bool:
     return counter >= stabilization and counter % stabilization == 0
 
 
+#: Reason of a host without a fresh CPU sample.
+NOT_JUDGED = 'no fresh CPU metrics: not judged'
+
+
 def judgement(cpu: float | None, ram: float | None, cpu_threshold: float,
               ram_threshold: float, counter: int, stabilization: int,
               samples: int) -> str:
     """The human-readable why of a verdict, shared by windows and planner."""
     if cpu is None:
-        return 'no fresh CPU metrics: not judged'
+        return NOT_JUDGED
     parts = [f'cpu {cpu:.1f}% {">" if cpu > cpu_threshold else "<="} '
              f'{cpu_threshold:g}%']
     if ram is not None:
@@ -115,7 +119,6 @@ class MetricsWindows:
         self.cpu_threshold = cpu_threshold
         self.ram_threshold = ram_threshold
         self._hosts: dict[str, _HostWindow] = {}
-        self._status: dict[str, HostStatus] = {}
 
     def update(self, now: float,
                samples: Mapping[str, HostSample | None],
@@ -133,20 +136,16 @@ class MetricsWindows:
         thresholds = thresholds or {}
         for gone in [h for h in self._hosts if h not in samples]:
             del self._hosts[gone]
-        self._status = {}
+        statuses = {}
         for host in sorted(samples):
             state = self._hosts.get(host)
             if state is None:
                 state = self._hosts[host] = _HostWindow(self.window)
             cpu_thr, ram_thr = thresholds.get(
                 host, (self.cpu_threshold, self.ram_threshold))
-            self._status[host] = self._advance(
+            statuses[host] = self._advance(
                 host, state, samples[host], now, cpu_thr, ram_thr)
-        return dict(self._status)
-
-    def status(self, host: str) -> HostStatus | None:
-        """The status computed for ``host`` by the last update."""
-        return self._status.get(host)
+        return statuses
 
     def export(self) -> dict:
         """The windows and counters as plain JSON-able data.
@@ -190,9 +189,7 @@ class MetricsWindows:
         if not self._fresh(last, now):
             state.samples.clear()
             state.counter = 0
-            return HostStatus(host, None, None, 0, (), False,
-                              judgement(None, None, cpu_thr, ram_thr, 0,
-                                        self.stabilization, 0))
+            return HostStatus(host, None, None, 0, (), False, NOT_JUDGED)
         cpu = _mean([s.cpu_percent for s in state.samples])
         ram = _mean([s.ram_percent for s in state.samples
                      if s.ram_percent is not None])

@@ -155,10 +155,10 @@ class _Planner:
             self.resting[name] = rule
 
     def _leave(self, name):
-        floor = self.floors.pop(name, None)
-        if floor is not None:
-            order = self.order[self._pool(self.hosts[name])]
-            del order[bisect.bisect_left(order, (floor, name))]
+        """Unindex a destination (always an indexed one: a move's)."""
+        floor = self.floors.pop(name)
+        order = self.order[self._pool(self.hosts[name])]
+        del order[bisect.bisect_left(order, (floor, name))]
 
     def run(self) -> model.Plan:
         violated = [self.hosts[n] for n, v in self.verdicts.items()

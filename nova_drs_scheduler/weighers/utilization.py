@@ -54,9 +54,10 @@ class UtilizationWeigher(weights.BaseHostWeigher):
         if math.isfinite(value):
             return value
         # Nova's parser takes "nan" or "inf", which would make every
-        # host's weight nan and the ranking arbitrary.
+        # host's weight nan and the ranking arbitrary.  The log key holds
+        # the text: nan != nan, so a float key would log at every request.
         log_once.warning(
-            LOG, (host_state.host, AGGREGATE_MULTIPLIER_KEY, value),
+            LOG, (host_state.host, AGGREGATE_MULTIPLIER_KEY, repr(value)),
             'Host %s: ignoring non-finite aggregate metadata %s=%s.',
             host_state.host, AGGREGATE_MULTIPLIER_KEY, value)
         return default

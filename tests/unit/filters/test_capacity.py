@@ -4,7 +4,6 @@ One contract, run against each resource: the resource-specific classes
 below only say how to express "total", "used" and "requested" for it.
 """
 
-from nova import test
 
 from nova_drs_scheduler.filters import core
 from nova_drs_scheduler.filters import disk
@@ -34,10 +33,6 @@ class _CapacityContract:
     #: host_state.limits key and its expected value for total at ratio.
     def limit(self, total, ratio):
         raise NotImplementedError()
-
-    def setUp(self):
-        super().setUp()
-        fakes.forget_logged()
 
     def test_passes_with_room(self):
         state = self.host(total=4, used=1, ratio=1.0)
@@ -70,6 +65,24 @@ class _CapacityContract:
         state = self.host(total=4, used=0, ratio=10.0)
         self.assertFalse(self.FILTER().host_passes(state, self.spec(5)))
         self.assertEqual(self.rejected_limit(4, 10.0), state.limits)
+
+    def test_request_of_exactly_the_physical_capacity_fits(self):
+        state = self.host(total=4, used=0, ratio=1.0)
+        self.assertTrue(self.FILTER().host_passes(state, self.spec(4)))
+
+    def test_rebuild_on_a_full_host_is_not_refused(self):
+        # A rebuild keeps the server where it is: Nova skips filters that
+        # check the host's usage (RUN_ON_REBUILD False), or a rebuild on a
+        # full host would fail.
+        state = self.host(total=4, used=4, ratio=1.0)
+        request = self.spec(2)
+        request.scheduler_hints = {'_nova_check_type': ['rebuild']}
+        for cls in (self.FILTER, self.AGGREGATE_FILTER):
+            self.assertEqual([state], list(cls().filter_all([state],
+                                                            request)))
+            del request.scheduler_hints
+            self.assertEqual([], list(cls().filter_all([state], request)))
+            request.scheduler_hints = {'_nova_check_type': ['rebuild']}
 
     def test_aggregate_ratio_replaces_host_ratio(self):
         state = self.host(total=4, used=4, ratio=1.0,
@@ -111,7 +124,7 @@ class _CapacityContract:
         self.assertEqual(self.limit(4, 2.0), state.limits)
 
     def test_invalid_aggregate_values_are_ignored_and_logged_once(self):
-        for bad in ('abc', '', '-1', '0', 'nan', 'inf'):
+        for bad in ('abc', '', '-1', '0', 'nan', 'inf', '3.41e38'):
             fakes.forget_logged()
             state = self.host(total=4, used=6, ratio=2.0, aggregates=[
                 {self.AGGREGATE_KEY: bad}, {self.AGGREGATE_KEY: '3.0'}])
@@ -124,6 +137,13 @@ class _CapacityContract:
             self.assertIn('host1', logs.output[0])
             self.assertEqual(self.limit(4, 3.0), state.limits, bad)
 
+    def test_largest_ratio_placement_stores_is_valid(self):
+        state = self.host(total=4, used=6, ratio=2.0, aggregates=[
+            {self.AGGREGATE_KEY: '3.40282e38'}])
+        self.assertTrue(self.AGGREGATE_FILTER().host_passes(
+            state, self.spec(2)))
+        self.assertEqual(self.limit(4, 3.40282e38), state.limits)
+
     def test_only_invalid_aggregate_values_fall_back_to_host_ratio(self):
         state = self.host(total=4, used=6, ratio=2.0,
                           aggregates=[{self.AGGREGATE_KEY: 'abc'}])
@@ -132,7 +152,7 @@ class _CapacityContract:
         self.assertEqual(self.limit(4, 2.0), state.limits)
 
 
-class CoreFilterTest(_CapacityContract, test.NoDBTestCase):
+class CoreFilterTest(_CapacityContract, fakes.LeanTestCase):
     FILTER = core.CoreFilter
     AGGREGATE_FILTER = core.AggregateCoreFilter
     AGGREGATE_KEY = 'cpu_allocation_ratio'
@@ -149,7 +169,7 @@ class CoreFilterTest(_CapacityContract, test.NoDBTestCase):
         return {'vcpu': total * ratio}
 
 
-class RamFilterTest(_CapacityContract, test.NoDBTestCase):
+class RamFilterTest(_CapacityContract, fakes.LeanTestCase):
     FILTER = ram.RamFilter
     AGGREGATE_FILTER = ram.AggregateRamFilter
     AGGREGATE_KEY = 'ram_allocation_ratio'
@@ -167,7 +187,7 @@ class RamFilterTest(_CapacityContract, test.NoDBTestCase):
         return {'memory_mb': total * self.MB * ratio}
 
 
-class DiskFilterTest(_CapacityContract, test.NoDBTestCase):
+class DiskFilterTest(_CapacityContract, fakes.LeanTestCase):
     FILTER = disk.DiskFilter
     AGGREGATE_FILTER = disk.AggregateDiskFilter
     AGGREGATE_KEY = 'disk_allocation_ratio'
@@ -194,3 +214,27 @@ class DiskFilterTest(_CapacityContract, test.NoDBTestCase):
             state, fakes.spec(root_gb=2)))
         self.assertTrue(self.FILTER().host_passes(
             state, fakes.spec(root_gb=2, is_bfv=True)))
+
+    def test_volume_backed_root_disk_counts_zero_gib(self):
+        # 1 GiB free; the ephemeral disk fills it exactly, the root disk
+        # on its volume takes nothing on the host.
+        state = self.host(total=4, used=3, ratio=1.0)
+        self.assertTrue(self.FILTER().host_passes(state, fakes.spec(
+            root_gb=2, ephemeral_gb=1, is_bfv=True)))
+        self.assertFalse(self.FILTER().host_passes(state, fakes.spec(
+            root_gb=2, ephemeral_gb=1, is_bfv=False)))
+        # ...but its ephemeral disk still needs room on the host.
+        self.assertFalse(self.FILTER().host_passes(state, fakes.spec(
+            root_gb=2, ephemeral_gb=2, is_bfv=True)))
+
+    def test_swap_in_mb_fills_the_disk_exactly(self):
+        state = self.host(total=4, used=2, ratio=1.0)
+        self.assertTrue(self.FILTER().host_passes(
+            state, fakes.spec(root_gb=1, swap=1024)))
+        self.assertFalse(self.FILTER().host_passes(
+            state, fakes.spec(root_gb=1, swap=1025)))
+
+    def test_limit_keeps_fractions_of_a_gib(self):
+        state = self.host(total=3, used=0, ratio=1.5)
+        self.assertTrue(self.FILTER().host_passes(state, self.spec(1)))
+        self.assertEqual({'disk_gb': 4.5}, state.limits)

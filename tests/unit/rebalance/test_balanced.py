@@ -51,6 +51,45 @@ class BalancedChoiceTest(testtools.TestCase):
                       min_improvement=2.0)
         self.assertAlmostEqual(2.0, result.moves[0].expected['improvement'])
 
+    def test_pool_failure_counts_each_refused_host_once(self):
+        # 'near' shares the pool (under another string object, as read
+        # from two aggregates) but ends past the margin; 'other' is in
+        # another pool.
+        hosts = [h.host('hot', 95.0, counter=3, pool=h.fresh('pool-a')),
+                 h.host('near', 65.0, pool=h.fresh('pool-a')),
+                 h.host('other', 0.0, pool='pool-b')]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                      mode=h.fresh('aggregate'), margin=10.0)
+        self.assertEqual(('host hot: violated, no move: instance i1: 1x '
+                          'margin, 1x pool',), result.notes)
+
+    def test_refusals_at_current_load_and_projected_add_up(self):
+        # 'warm' is past the margin already, 'mid' only once the instance
+        # lands: both count under the same rule.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('warm', 75.0),
+                 h.host('mid', 65.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)], margin=10.0)
+        self.assertEqual(('host hot: violated, no move: instance i1: 2x '
+                          'margin',), result.notes)
+
+    def test_every_refused_instance_is_named_in_the_note(self):
+        hosts = [h.host('hot', 81.0, counter=3), h.host('cold', 10.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.2),
+                              h.instance('i2', 'hot', 0.3)])
+        self.assertEqual(('host hot: violated, no move: instance i1: 1x '
+                          'min-improvement; instance i2: 1x min-improvement',),
+                         result.notes)
+
+    def test_an_instance_that_fits_nowhere_does_not_stop_the_next(self):
+        # 'big' cures best but would push 'dest' past its margin (40 + 50
+        # > 70); 'small' (40 + 20 = 60) still moves.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('dest', 40.0)]
+        result = plan(hosts, [h.instance('big', 'hot', 5.0),
+                              h.instance('small', 'hot', 2.0)])
+        self.assertEqual(['small'], [m.instance for m in result.moves])
+        self.assertIn({'instance': 'big', 'rejected': {'margin': 1}},
+                      result.moves[0].alternatives)
+
     def test_min_improvement_counts_the_destination_peak(self):
         # 2 cores leave 'hot' (85 -> 65%, a 20-point drop) but land on a
         # 4-vCPU host that ends at 18 + 50 = 68%: the worst of the pair
@@ -60,10 +99,52 @@ class BalancedChoiceTest(testtools.TestCase):
         result = plan(hosts, [h.instance('i1', 'hot', 2.0)],
                       min_improvement=18.0)
         self.assertEqual((), result.moves)
-        self.assertIn('min-improvement', result.notes[0])
+        self.assertEqual(('host hot: violated, no move: instance i1: 1x '
+                          'min-improvement',), result.notes)
         result = plan(hosts, [h.instance('i1', 'hot', 2.0)],
                       min_improvement=17.0)
         self.assertAlmostEqual(17.0, result.moves[0].expected['improvement'])
+
+    def test_partial_relief_takes_the_largest_improvement(self):
+        # Neither instance cures 'hot' (99%): 'heavy' lowers it 15 points,
+        # 'light' 8. The larger relief wins whatever its RAM.
+        hosts = [h.host('hot', 99.0, counter=3),
+                 h.host('cold', 0.0, vcpus=100)]
+        instances = [h.instance('heavy', 'hot', 1.5, memory_mb=4000),
+                     h.instance('light', 'hot', 0.8, memory_mb=500)]
+        result = plan(hosts, instances, max_migrations_per_period=1)
+        self.assertEqual(['heavy'], [m.instance for m in result.moves])
+        self.assertIn('balanced: partial', result.moves[0].reason)
+
+    def test_cure_tiers_at_their_exact_boundaries(self):
+        # The move's reason tells the operator whether the host was cured
+        # with margin (ends at threshold - margin or lower), cured (at the
+        # threshold or lower) or only partly relieved.
+        cases = [(95.0, 2.5, 'balanced: cures the host with margin'),
+                 (100.0, 2.0, 'balanced: cures the host'),
+                 (98.0, 2.5, 'balanced: cures the host'),
+                 (100.5, 2.0, 'balanced: partial')]
+        for cpu, cores, text in cases:
+            hosts = [h.host('hot', cpu, counter=3), h.host('cold', 0.0,
+                                                          vcpus=100)]
+            result = plan(hosts, [h.instance('i1', 'hot', cores)],
+                          margin=10.0, max_migrations_per_period=1)
+            reason = result.moves[0].reason
+            self.assertIn(text, reason, cpu)
+            if 'margin' not in text:
+                self.assertNotIn('with margin', reason, cpu)
+
+    def test_destination_ram_exactly_at_its_margin_is_accepted(self):
+        # 'cool-full' has the coolest CPU, but 85 + 10% RAM passes 90 - 10;
+        # 'ok' ends exactly at 80% RAM, which the margin allows.
+        hosts = [h.host('hot', 95.0, ram=50.0, counter=3),
+                 h.host('cool-full', 0.0, ram=85.0),
+                 h.host('ok', 30.0, ram=70.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 2.0, memory_mb=1000)],
+                      margin=10.0)
+        self.assertEqual('ok', result.moves[0].destination)
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual({'cool-full': 'margin'}, rejected)
 
     def test_cheapest_ram_among_instances_that_cure(self):
         hosts = [h.host('hot', 95.0, counter=3), h.host('cold', 10.0)]
@@ -130,6 +211,35 @@ class BalancedChoiceTest(testtools.TestCase):
         # since the first destination's projection went up.
         self.assertEqual(2, len(result.moves))
         self.assertEqual({'a', 'b'}, {m.destination for m in result.moves})
+
+    def test_equal_ram_cost_goes_to_the_lowest_worst_pressure(self):
+        # Both cure with margin at 1000 MB. 'big' empties the source more
+        # (60%) but fills 'dest' to 69% (-11 points); 'small' leaves the
+        # source at 68% (-12) and 'dest' at 61%: its pair ends cooler.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('dest', 34.0)]
+        instances = [h.instance('big', 'hot', 3.5),
+                     h.instance('small', 'hot', 2.7)]
+        result = plan(hosts, instances)
+        self.assertEqual(['small'], [m.instance for m in result.moves])
+        self.assertEqual(['small', 'big'], [
+            a['instance'] for a in result.moves[0].alternatives])
+
+    def moved_until_cured(self, cpu, cores):
+        """Instances moved off 'hot' (10 vCPUs) with room for several."""
+        hosts = [h.host('hot', cpu, counter=3), h.host('a', 0.0),
+                 h.host('b', 0.0)]
+        instances = [h.instance(f'i{n}', 'hot', cores) for n in range(3)]
+        result = plan(hosts, instances, max_concurrent_migrations_per_host=2,
+                      max_migrations_per_period=5)
+        return [m.instance for m in result.moves], result.notes
+
+    def test_source_landing_exactly_on_its_threshold_is_cured(self):
+        # 100 - 2 cores of 10 = 80%: at the threshold is not over, so one
+        # move is enough and no second migration is spent.
+        self.assertEqual((['i0'], ()), self.moved_until_cured(100.0, 2.0))
+
+    def test_source_half_a_point_over_after_a_move_moves_again(self):
+        self.assertEqual(['i0', 'i1'], self.moved_until_cured(100.5, 2.0)[0])
 
     def test_stops_when_source_reaches_its_limit(self):
         hosts = [h.host('hot', 99.0, counter=3), h.host('a', 0.0),

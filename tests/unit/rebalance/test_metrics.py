@@ -1,5 +1,7 @@
 """Sliding windows and stabilization counters, as in the seed design."""
 
+import dataclasses
+
 import testtools
 
 from nova_drs_scheduler.rebalance import metrics
@@ -85,6 +87,35 @@ class StabilizationTest(testtools.TestCase):
         self.assertEqual((95.0,), status.window)
         self.assertEqual(2, status.counter)
 
+    def test_sample_older_than_the_newest_kept_is_not_added(self):
+        # A source may hand back an older reading (a lagging replica, a
+        # retried scrape): only a reading newer than the newest sample in
+        # the window is a new measurement.
+        state = windows(window=3)
+        for now, cpu in ((0, 50.0), (60, 60.0), (120, 70.0)):
+            state.update(now, {'h1': metrics.HostSample(now, cpu)})
+        for now, reread in ((180, 120), (240, 60)):
+            status = state.update(now, {'h1': metrics.HostSample(reread,
+                                                                  99.0)})
+            self.assertEqual((50.0, 60.0, 70.0), status['h1'].window)
+            self.assertEqual(60.0, status['h1'].cpu_percent)
+
+    def test_ram_exactly_at_its_threshold_is_not_over(self):
+        self.assertFalse(metrics.is_over(10.0, 90.0, 80.0, 90.0))
+        self.assertTrue(metrics.is_over(10.0, 90.5, 80.0, 90.0))
+        statuses = feed(windows(), [10, 10, 10], ram=90.0)
+        self.assertEqual([0, 0, 0], [s.counter for s in statuses])
+
+    def test_ram_is_averaged_over_the_samples_that_have_it(self):
+        state = windows(window=3)
+        for now, ram in ((0, 82.0), (60, None), (120, 100.0)):
+            status = state.update(now, {'h1': metrics.HostSample(
+                now, 10.0, ram)})['h1']
+        self.assertEqual(91.0, status.ram_percent)
+        self.assertEqual(1, status.counter)
+        status = windows().update(0, {'h1': metrics.HostSample(0, 10.0)})
+        self.assertIsNone(status['h1'].ram_percent)
+
     def test_update_is_deterministic(self):
         runs = [feed(windows(window=2), [95, 70, 99, None, 85])
                 for _ in range(2)]
@@ -126,11 +157,82 @@ class StalenessTest(testtools.TestCase):
         state.update(120, {})
         status = state.update(180, {'h1': metrics.HostSample(180, 95.0)})
         self.assertEqual(1, status['h1'].counter)
-        self.assertIsNone(state.status('gone'))
 
     def test_invalid_sizes_are_refused(self):
         self.assertRaises(ValueError, windows, window=0)
         self.assertRaises(ValueError, windows, stabilization=0)
+
+    def test_sample_exactly_max_age_old_is_still_fresh(self):
+        sample = metrics.HostSample(0, 95.0)
+        status = windows(max_age=100).update(100, {'h1': sample})['h1']
+        self.assertEqual(95.0, status.cpu_percent)
+        self.assertEqual(1, status.counter)
+        status = windows(max_age=100).update(100.5, {'h1': sample})['h1']
+        self.assertIsNone(status.cpu_percent)
+
+    def test_pre_outage_samples_never_count_after_recovery(self):
+        # The window empties when the host goes stale, so the first
+        # average after the outage is made of new samples only: 70% must
+        # not be averaged with the 95% seen before the outage.
+        state = windows(window=3, max_age=100)
+        statuses = feed(state, [95, 95, 95, None, None, 70])
+        self.assertTrue(statuses[2].violated)
+        self.assertIsNone(statuses[4].cpu_percent)
+        self.assertEqual((70,), statuses[5].window)
+        self.assertEqual(70, statuses[5].cpu_percent)
+        self.assertEqual(0, statuses[5].counter)
+
+
+class ImmutabilityTest(testtools.TestCase):
+
+    def test_samples_and_statuses_cannot_be_rewritten(self):
+        # Windows keep the samples they are given and statuses go into the
+        # decision records: neither may change after the fact.
+        sample = metrics.HostSample(0, 95.0)
+        status = windows().update(0, {'h1': sample})['h1']
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, sample,
+                          'cpu_percent', 10.0)
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, status,
+                          'violated', True)
+
+
+class ReasonTest(testtools.TestCase):
+    """The verdict texts operators read in the plan and the logs."""
+
+    def test_violated(self):
+        status = feed(windows(), [95, 95, 95])[-1]
+        self.assertEqual('cpu 95.0% > 80% (average of 1 samples): over for '
+                         '3 periods, stabilization 3: violated',
+                         status.reason)
+
+    def test_over_but_not_yet_violated_names_the_next_period(self):
+        statuses = feed(windows(), [95] * 4)
+        self.assertEqual('cpu 95.0% > 80% (average of 1 samples): over for '
+                         '4 periods, stabilization 3: not violated until 6',
+                         statuses[3].reason)
+        self.assertTrue(statuses[1].reason.endswith('not violated until 3'))
+
+    def test_under_threshold_names_both_resources(self):
+        status = feed(windows(window=2), [50, 70], ram=20.0)[-1]
+        self.assertEqual('cpu 60.0% <= 80%, ram 20.0% <= 90% (average of 2 '
+                         'samples): under threshold', status.reason)
+
+    def test_exactly_at_a_threshold_reads_as_under(self):
+        status = feed(windows(), [80.0], ram=90.0)[-1]
+        self.assertEqual('cpu 80.0% <= 80%, ram 90.0% <= 90% (average of 1 '
+                         'samples): under threshold', status.reason)
+        status = feed(windows(), [80.5], ram=90.5)[-1]
+        self.assertTrue(status.reason.startswith(
+            'cpu 80.5% > 80%, ram 90.5% > 90%'), status.reason)
+
+    def test_not_judged(self):
+        status = feed(windows(), [None])[-1]
+        self.assertEqual('no fresh CPU metrics: not judged', status.reason)
+
+    def test_without_samples_no_average_is_claimed(self):
+        self.assertEqual('cpu 95.0% > 80%: over for 1 periods, '
+                         'stabilization 3: not violated until 3',
+                         metrics.judgement(95.0, None, 80.0, 90.0, 1, 3, 0))
 
 
 class ExportRestoreTest(testtools.TestCase):
@@ -161,3 +263,12 @@ class ExportRestoreTest(testtools.TestCase):
                           'h3': {'counter': 2, 'samples': [[0, 90, 10]]}})
         self.assertEqual(['h3'], list(restored.export()))
         self.assertEqual(2, restored.export()['h3']['counter'])
+
+    def test_negative_counter_restores_as_zero(self):
+        restored = windows()
+        restored.restore({'h1': {'counter': -4, 'samples': [[0, 90, 10]]}})
+        self.assertEqual({'h1': {'counter': 0, 'samples': [[0.0, 90.0,
+                                                             10.0]]}},
+                         restored.export())
+        status = restored.update(60, {'h1': metrics.HostSample(60, 95.0)})
+        self.assertEqual(1, status['h1'].counter)

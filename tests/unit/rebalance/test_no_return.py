@@ -37,7 +37,8 @@ class NoReturnPlannerTest(testtools.TestCase):
             h.snapshot(hosts, [h.instance('i1', 'hot', 2.0,
                                           left=('back',))]), h.allow_all)
         self.assertEqual([], list(result.moves))
-        self.assertIn('no-return', ' '.join(result.notes))
+        self.assertEqual(('host hot: violated, no move: instance i1: 1x '
+                          'no-return',), result.notes)
 
     def test_seed_policy_has_no_memory(self):
         [move] = plan('seed', ('back',)).moves

@@ -101,6 +101,10 @@ class RailsTest(testtools.TestCase):
                            max_migrations_per_period=3)
         self.assertEqual(1, len(result.moves))
         self.assertIn('limit:total', result.notes[0])
+        result = self.plan(hosts, instances, inflight_total=3,
+                           max_concurrent_migrations=5,
+                           max_migrations_per_period=3)
+        self.assertEqual(2, len(result.moves))
 
     def test_limit_per_host_at_source_and_destination(self):
         hosts = [h.host('hot', 95.0, counter=3),
@@ -116,6 +120,58 @@ class RailsTest(testtools.TestCase):
         self.assertEqual('limit:per-host', rejected['busy-dst'])
         self.assertIn('host busy-src: violated, no move: limit:per-host',
                       result.notes)
+
+    def test_limits_already_exceeded_stop_every_move(self):
+        # After an operator lowers a limit, migrations in flight may exceed
+        # it: nothing more is planned until they drop below.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0),
+                 h.host('busy', 0.0)]
+        instances = [h.instance('i1', 'hot', 1.0)]
+        result = self.plan(hosts, instances, inflight_total=5,
+                           max_concurrent_migrations=4)
+        self.assertEqual(('host hot: violated, no move: limit:total',),
+                         result.notes)
+        result = self.plan(hosts, instances, inflight_by_host={'hot': 2})
+        self.assertEqual(('host hot: violated, no move: limit:per-host',),
+                         result.notes)
+        result = self.plan(hosts, instances, inflight_by_host={'busy': 2})
+        self.assertEqual('ok', result.moves[0].destination)
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual('limit:per-host', rejected['busy'])
+
+    def test_large_limits_are_counted_exactly(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0)]
+        instances = [h.instance('i1', 'hot', 1.0)]
+        result = self.plan(hosts, instances, inflight_total=1000,
+                           max_concurrent_migrations=1000,
+                           max_concurrent_migrations_per_host=1000,
+                           inflight_by_host={'ok': 1000})
+        self.assertEqual(('host hot: violated, no move: limit:total',),
+                         result.notes)
+        result = self.plan(hosts, instances,
+                           max_concurrent_migrations_per_host=1000,
+                           inflight_by_host={'hot': 1000})
+        self.assertEqual(('host hot: violated, no move: limit:per-host',),
+                         result.notes)
+
+    def test_smallest_host_is_judged_and_can_take_an_instance(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('tiny', 0.0, vcpus=1, memory_mb=1)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 0.6)])
+        self.assertEqual([('i1', 'tiny')],
+                         [(m.instance, m.destination) for m in result.moves])
+        tiny = {v.host: v for v in result.hosts}['tiny']
+        self.assertIn('under threshold', tiny.reason)
+
+    def test_source_projection_never_goes_below_zero(self):
+        # An instance may use more than the host's measured load (samples
+        # of different ages): the source then projects to 0%, not less.
+        hosts = [h.host('hot', 95.0, ram=95.0, counter=3),
+                 h.host('ok', 0.0, ram=0.0, vcpus=100, memory_mb=100000)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 10.0,
+                                              memory_mb=9600)])
+        self.assertEqual(0.0, result.moves[0].expected['source_cpu'])
+        self.assertEqual(0.0, result.moves[0].expected['source_ram'])
 
     def test_planned_moves_are_projected_for_later_ones(self):
         # One cold host with room for one instance only (margin for
@@ -138,6 +194,38 @@ class RailsTest(testtools.TestCase):
         self.assertEqual('ok', result.moves[0].destination)
         self.assertIn(model.Rejection('full', 'RamFilter'),
                       result.moves[0].rejected)
+
+    def test_filters_refusing_every_destination_are_counted_per_rule(self):
+        # The operator reads which of Nova's filters kept the host hot.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('a', 10.0),
+                 h.host('b', 10.0), h.host('c', 10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=h.allow_except({
+                               'a': 'AvailabilityZoneFilter',
+                               'b': 'AvailabilityZoneFilter',
+                               'c': 'ComputeFilter'}))
+        self.assertEqual((), result.moves)
+        self.assertEqual(('host hot: violated, no move: instance i1: '
+                          '2x AvailabilityZoneFilter, 1x ComputeFilter',),
+                         result.notes)
+
+    def test_allowed_hosts_the_planner_refuses_are_counted_too(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('a', 10.0),
+                 h.host('off', 10.0, schedulable=False)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=h.allow_except({
+                               'a': 'AvailabilityZoneFilter'}))
+        self.assertEqual(('host hot: violated, no move: instance i1: '
+                          '1x AvailabilityZoneFilter, 1x not-schedulable',),
+                         result.notes)
+
+    def test_no_allowed_destination_is_said_so(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('a', 10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=lambda i, s: model.Candidates(
+                               allowed=[]))
+        self.assertEqual(('host hot: violated, no move: instance i1: no '
+                          'allowed destination',), result.notes)
 
     def test_unknown_allowed_host_is_refused(self):
         hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0)]
@@ -185,6 +273,66 @@ class RailsTest(testtools.TestCase):
         self.assertIn('host hot: violated, no move: instance i1: '
                       '1x violated', result.notes)
 
+    def test_the_source_is_not_counted_among_the_violated(self):
+        hosts = [h.host('hot', 99.0, counter=3),
+                 h.host('other', 95.0, counter=3),
+                 h.host('third', 95.0, counter=3)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        self.assertEqual('host hot: violated, no move: instance i1: '
+                         '2x violated', result.notes[0])
+
+    def test_candidates_naming_the_source_do_not_count_it(self):
+        # Nova's filters may pass the source itself, under a name that is
+        # an equal but distinct string.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('a', 10.0)]
+
+        def candidates(instance, snap):
+            return model.Candidates(
+                allowed=[h.fresh('hot')],
+                rejected=[model.Rejection('a', 'ComputeFilter')])
+
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=candidates)
+        self.assertEqual(('host hot: violated, no move: instance i1: '
+                          '1x ComputeFilter',), result.notes)
+
+    def test_one_destination_per_host_limit_counts_planned_moves(self):
+        hosts = [h.host('hot1', 95.0, counter=3),
+                 h.host('hot2', 94.0, counter=3),
+                 h.host('big', 0.0, vcpus=100)]
+        instances = [h.instance('a', 'hot1', 3.0),
+                     h.instance('b', 'hot2', 3.0)]
+        result = self.plan(hosts, instances)
+        self.assertEqual([('a', 'big')],
+                         [(m.instance, m.destination) for m in result.moves])
+        result = self.plan(hosts, instances,
+                           max_concurrent_migrations_per_host=2)
+        self.assertEqual([('a', 'big'), ('b', 'big')],
+                         [(m.instance, m.destination) for m in result.moves])
+
+    def test_expected_loads_are_exact_projections(self):
+        hosts = [h.host('hot', 95.0, ram=50.0, counter=3),
+                 h.host('ok', 10.0, ram=20.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.25,
+                                              memory_mb=1250)])
+        expected = result.moves[0].expected
+        self.assertEqual(82.5, expected['source_cpu'])
+        self.assertEqual(37.5, expected['source_ram'])
+        self.assertEqual(22.5, expected['destination_cpu'])
+        self.assertEqual(32.5, expected['destination_ram'])
+
+    def test_record_rounds_alternatives_to_two_decimals(self):
+        hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.2345)])
+        [alternative] = result.moves[0].alternatives
+        self.assertEqual(round(95.0 - 12.345, 2), alternative['source_cpu'])
+        self.assertEqual(round(10.0 + 12.345, 2),
+                         alternative['destination_cpu'])
+        self.assertEqual(round(result.moves[0].expected['improvement'], 2),
+                         alternative['improvement'])
+        self.assertNotEqual(alternative['improvement'],
+                            round(alternative['improvement'], 1))
+
     def test_worst_host_first_when_only_one_move_is_allowed(self):
         hosts = [h.host('a-hot', 85.0, counter=3),
                  h.host('z-hotter', 99.0, counter=3), h.host('ok', 0.0)]
@@ -210,14 +358,17 @@ class PoolTest(testtools.TestCase):
 
     scenarios = POLICIES
 
+    # Mode, choices and pool names arrive from nova.conf and aggregate
+    # names: equal strings, not the literals the planner compares with.
     def plan(self, hosts, instances, **kwargs):
-        config = {'policy': self.policy, 'mode': 'aggregate', **kwargs}
+        config = {'policy': self.policy, 'mode': h.fresh('aggregate'),
+                  'unaggregated_hosts': h.fresh('ignore'), **kwargs}
         return planner.plan(h.snapshot(hosts, instances, **config),
                             h.allow_all)
 
     def hosts(self):
-        return [h.host('hot', 95.0, counter=3, pool='A'),
-                h.host('same-pool', 40.0, pool='A'),
+        return [h.host('hot', 95.0, counter=3, pool=h.fresh('pool-a')),
+                h.host('same-pool', 40.0, pool=h.fresh('pool-a')),
                 h.host('other-pool', 0.0, pool='B'),
                 h.host('loose', 0.0),
                 h.host('loose-hot', 95.0, counter=3)]
@@ -233,6 +384,7 @@ class PoolTest(testtools.TestCase):
         rejected = {r.subject: r.rule for r in result.moves[0].rejected}
         self.assertEqual('pool', rejected['other-pool'])
         self.assertEqual('unaggregated', rejected['loose'])
+        self.assertNotIn('same-pool', rejected)
 
     def test_unaggregated_ignored_hosts_are_not_judged(self):
         result = self.plan(self.hosts(), self.instances())
@@ -242,7 +394,7 @@ class PoolTest(testtools.TestCase):
 
     def test_unaggregated_hosts_form_their_own_pool(self):
         result = self.plan(self.hosts(), self.instances(),
-                           unaggregated_hosts='pool',
+                           unaggregated_hosts=h.fresh('pool'),
                            max_concurrent_migrations_per_host=2)
         self.assertEqual([('i1', 'same-pool'), ('i2', 'loose')],
                          sorted((m.instance, m.destination)
