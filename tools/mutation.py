@@ -114,8 +114,8 @@ def copy_tree(target: pathlib.Path) -> None:
         '__pycache__', '*.egg-info', 'demo-output', 'bench-output'))
 
 
-#: Imported once by the fork server: Nova and the test framework, nothing
-#: of this package (the child must read the mutated module from disk).
+#: Imported once by the fork server: Nova and the test framework, none of
+#: the modules to mutate (the child must read those from disk).
 PRELOAD = ('tests.unit', 'nova.test', 'nova.tests.unit.scheduler.fakes',
            'nova.scheduler.filters', 'nova.scheduler.weights', 'hypothesis',
            'testtools', 'testscenarios')
@@ -138,9 +138,11 @@ def serve(path: str, timeout: float) -> None:
     import importlib
     for name in PRELOAD:
         importlib.import_module(name)
-    ours = [m for m in sys.modules if m.startswith(PACKAGE + '.')]
-    if ours:
-        raise SystemExit(f'preloading imported {ours}')
+    mutated = {f'{PACKAGE}.{m[:-3]}'.replace('/', '.').removesuffix(
+        '.__init__') for m in MODULES}
+    early = sorted(mutated & set(sys.modules))
+    if early:
+        raise SystemExit(f'preloading imported modules to mutate: {early}')
     server = socket.socket(socket.AF_UNIX)
     server.bind(path)
     server.listen()
