@@ -46,6 +46,9 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # that runs it (a tooz heartbeat would not survive a fork).
         self.rebalancer = rebalancer.Rebalancer(
             self.host_manager, self.placement_client, self.servicegroup_api)
+        # A DRS database that is down or behind stops the service here,
+        # with the command to run, rather than failing every period.
+        self.rebalancer.prepare()
 
     def select_destinations(self, context, request_spec=None,
                             filter_properties=None,
@@ -83,6 +86,9 @@ class DRSSchedulerManager(manager.SchedulerManager):
         if self.rebalancer.leader is None:
             self.rebalancer.leader = make_leader(
                 self.host, self.servicegroup_api, CONF)
+        if CONF.drs.exporter_port:
+            self.rebalancer.telemetry.serve(CONF.drs.exporter_host,
+                                            CONF.drs.exporter_port)
         return self.rebalancer.run(context)
 
     def cleanup_host(self):
@@ -91,10 +97,12 @@ class DRSSchedulerManager(manager.SchedulerManager):
         stop = getattr(self.rebalancer.leader, 'stop', None)
         if stop is not None:
             stop()
+        self.rebalancer.telemetry.stop()
+        self.rebalancer.store.close()
 
     def reset(self):
-        # SIGHUP: re-read the [drs] options; the windows restart from the
-        # newest recorded state, if [drs] history_file keeps one.
+        # SIGHUP: re-read the [drs] options; the windows and counters
+        # continue from the DRS database.
         super().reset()
         self.rebalancer.reload()
 

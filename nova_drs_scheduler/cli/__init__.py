@@ -8,12 +8,15 @@ table, or JSON with ``--json``; exit codes are in :mod:`.errors`.
 import argparse
 import sys
 
+from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import demo
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import history
+from nova_drs_scheduler.cli import recommend
 
 #: Subcommands reading nova.conf, by module; the others parse their own.
-_CLOUD = ('plan', 'explain', 'status', 'history')
+_CLOUD = ('plan', 'explain', 'status', 'history', 'recommendations',
+          'apply', 'dismiss', 'db')
 COMMANDS = _CLOUD + ('simulate', 'demo')
 
 
@@ -41,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
         subparser.set_defaults(command=name)
     history.add_parser(subparsers, [common, nova_conf]).set_defaults(
         command='history')
+    for name, subparser in recommend.add_parsers(
+            subparsers, [common, nova_conf]).items():
+        subparser.set_defaults(command=name)
+    db.add_parser(subparsers, [common, nova_conf]).set_defaults(
+        command='db')
     demo.add_parser(subparsers, [common]).set_defaults(handler=demo.run)
     from nova_drs_scheduler.simulate import cli as simulate_cli
     simulate_cli.add_parser(subparsers)

@@ -1,15 +1,16 @@
 """``nova-drs history``: recent decisions and their outcomes."""
 
+from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import output
-from nova_drs_scheduler.rebalance import record
 
 
 def add_parser(subparsers, parents):
     parser = subparsers.add_parser(
         'history', parents=parents,
         help='Recent rebalance decisions and their outcomes.',
-        description='Reads [drs] history_file, which the scheduler writes.')
+        description='Reads the decision records the leading scheduler '
+                    'stores in the DRS database ([drs_database]).')
     parser.add_argument('--limit', type=int, default=20,
                         help='Newest records to show (default 20).')
     parser.add_argument('--moves-only', action='store_true',
@@ -18,19 +19,18 @@ def add_parser(subparsers, parents):
     return parser
 
 
-def load(conf) -> list:
-    """The records of ``[drs] history_file``, oldest first."""
-    path = conf.drs.history_file
-    if not path:
-        raise errors.CLIError(
-            'history needs [drs] history_file in nova.conf (the scheduler '
-            'writes its decision records there).', errors.CONFIG)
+def load(conf, limit=None, moves_only=False) -> list:
+    """The stored records, oldest first."""
+    from oslo_db import exception as db_exc
+
+    store = db.open_store(conf)
     try:
-        return record.read_file(path)
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise errors.CLIError(f'cannot read {path}: {exc}', errors.CONFIG)
+        return store.recent(limit, moves_only)
+    except db_exc.DBError as exc:
+        raise errors.CLIError(f'cannot read the DRS database: {exc}',
+                              errors.CLOUD)
+    finally:
+        store.close()
 
 
 def moves_rows(rec: dict) -> list:
@@ -41,10 +41,7 @@ def moves_rows(rec: dict) -> list:
 
 
 def run(args, conf) -> int:
-    records = load(conf)
-    if args.moves_only:
-        records = [rec for rec in records if rec.get('moves')]
-    records = records[-args.limit:] if args.limit else records
+    records = load(conf, args.limit, args.moves_only)
     periods = [[rec['time'][:19], output.short(rec['id']),
                 rec.get('automation'), rec.get('policy'),
                 ','.join(h['host'] for h in rec.get('hosts', [])

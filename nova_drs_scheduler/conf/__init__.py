@@ -10,7 +10,9 @@ import math
 from oslo_config import cfg
 
 from nova_drs_scheduler.conf import coordination
+from nova_drs_scheduler.conf import database
 from nova_drs_scheduler.conf import executor
+from nova_drs_scheduler.conf import exporter
 from nova_drs_scheduler.conf import host_cache
 from nova_drs_scheduler.conf import prometheus
 from nova_drs_scheduler.conf import rebalance
@@ -20,7 +22,7 @@ from nova_drs_scheduler.conf import utilization
 CONF = cfg.CONF
 
 _MODULES = (utilization, executor, host_cache, scheduler, rebalance,
-            prometheus, coordination)
+            prometheus, coordination, database, exporter)
 
 
 class ConfigError(ValueError):

@@ -1,4 +1,4 @@
-"""Options of the live rebalancer's executor and decision records."""
+"""Options of the live rebalancer's executor."""
 
 from oslo_config import cfg
 
@@ -25,19 +25,17 @@ OPTS = [
              'final status says. A migration record not updated for longer '
              'than this, ``instance_cooldown`` and ``quarantine_time`` is '
              'taken as stale and no longer counted as in flight.'),
-    cfg.IntOpt(
-        'history_size',
-        default=100,
-        min=1,
-        help='Number of recent decision records kept in memory for '
-             '``nova-drs history`` and ``explain``.'),
     cfg.StrOpt(
         'history_file',
-        help='Optional JSON-lines file where each decision record (and each '
-             'later outcome update) is appended, so that tools in another '
-             'process can read the recent history. It is trimmed to about '
-             '``history_size`` records. Unset keeps records in memory and '
-             'in the log only.'),
+        deprecated_for_removal=True,
+        deprecated_since='2026.2',
+        deprecated_reason='Decision records live in the DRS database '
+                          '(``[drs_database]``); the scheduler imports '
+                          'this file into it once, at its first start.',
+        help='JSON-lines file of decision records written by earlier '
+             'releases. When set, the scheduler imports its records into '
+             'the DRS database once (if the database holds none yet) and '
+             'no longer writes it.'),
 ]
 
 

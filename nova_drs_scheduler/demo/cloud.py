@@ -17,6 +17,7 @@ import fixtures
 from nova import context as nova_context
 from nova import objects
 from nova.tests.functional import integrated_helpers
+from oslo_config import cfg
 
 from nova_drs_scheduler.demo import scenario
 from nova_drs_scheduler.testing import fixtures as drs_fixtures
@@ -48,6 +49,8 @@ class DemoCloud(integrated_helpers.ProviderUsageBaseTestCase):
         self.flags(enabled_filters=FILTERS, host_subset_size=1,
                    group='filter_scheduler')
         self.flags(instances=-1, cores=-1, ram=-1, group='quota')
+        # The DRS database: an SQLite file the scheduler creates.
+        self.useFixture(drs_fixtures.DRSDatabaseFixture(cfg.CONF))
         super().setUp()
 
     def start_service(self, name, host=None, **kwargs):
@@ -109,7 +112,9 @@ class DemoCloud(integrated_helpers.ProviderUsageBaseTestCase):
                     started.discard(uuid)
             time.sleep(0.05)
         rebalancer.collect_outcomes()
-        return rebalancer.history.get(record['id']) or record
+        stored = rebalancer.store.get(record['id'])
+        # The stored record keeps only the hosts over their threshold.
+        return dict(record, moves=stored['moves']) if stored else record
 
     def hosts_of(self) -> dict:
         """``{server uuid: host}`` as Nova sees it now."""

@@ -6,7 +6,10 @@ Keys, on any aggregate of the host:
   several aggregates the strictest (lowest) wins;
 - ``drs_mode``: ``global`` or ``aggregate``; ``aggregate`` wins;
 - ``drs_exclude=true`` or ``drs_enabled=false``: the host is neither
-  judged nor a destination.
+  judged nor a destination;
+- ``drs_automation``: ``off``, ``manual`` or ``automatic``, overriding
+  ``[drs] automation`` for the host; with several aggregates the most
+  cautious (``off``, then ``manual``) wins.
 
 An invalid value is logged once and ignored for that host; it never
 raises, so one typo cannot stop the rebalancer for the whole cloud.
@@ -24,6 +27,8 @@ from nova_drs_scheduler.rebalance import model
 LOG = logging.getLogger(__name__)
 
 MODES = ('global', 'aggregate')
+#: Automation levels, most cautious first.
+LEVELS = ('off', 'manual', 'automatic')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,16 +39,19 @@ class HostSettings:
     cpu_threshold: float
     ram_threshold: float
     excluded: bool
+    #: ``drs_automation`` of the host's aggregates; None: ``[drs]``'s.
+    automation: str | None = None
 
 
 def host_settings(host: str, aggregates,
                   config: model.PlannerConfig) -> HostSettings:
     """Settings of ``host`` given the aggregates it belongs to."""
     metadata = [(agg.name, agg.metadata or {}) for agg in aggregates]
-    modes = {value for value in _values(host, metadata, 'drs_mode', _mode)}
+    modes = set(_values(host, metadata, 'drs_mode', _choice(MODES)))
     excluded = (True in _values(host, metadata, 'drs_exclude', _bool) or
                 False in _values(host, metadata, 'drs_enabled', _bool))
     names = sorted(name for name, _md in metadata)
+    levels = _values(host, metadata, 'drs_automation', _choice(LEVELS))
     return HostSettings(
         mode='aggregate' if 'aggregate' in modes else (
             modes.pop() if modes else config.mode),
@@ -52,7 +60,15 @@ def host_settings(host: str, aggregates,
                                   _percent), default=config.cpu_threshold),
         ram_threshold=min(_values(host, metadata, 'drs_ram_threshold',
                                   _percent), default=config.ram_threshold),
-        excluded=excluded)
+        excluded=excluded,
+        automation=min(levels, key=LEVELS.index, default=None))
+
+
+def any_enabled(aggregates) -> bool:
+    """Whether an aggregate turns rebalancing on (``drs_automation``
+    ``manual`` or ``automatic``) although ``[drs] automation`` is off."""
+    return any(str((agg.metadata or {}).get('drs_automation', '')).strip()
+               .lower() in LEVELS[1:] for agg in aggregates)
 
 
 def _values(host, metadata, key, parse):
@@ -77,11 +93,14 @@ def _percent(raw) -> float:
     return value
 
 
-def _mode(raw) -> str:
-    value = str(raw).strip().lower()
-    if value not in MODES:
-        raise ValueError(raw)
-    return value
+def _choice(choices):
+    """A parser accepting one of ``choices``, case-insensitively."""
+    def parse(raw) -> str:
+        value = str(raw).strip().lower()
+        if value not in choices:
+            raise ValueError(raw)
+        return value
+    return parse
 
 
 def _bool(raw) -> bool:

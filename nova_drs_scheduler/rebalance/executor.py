@@ -130,6 +130,27 @@ class Executor:
         LOG.info('DRS follows live migration %s of %s, started by an '
                  'earlier scheduler process', migration_uuid, instance)
 
+    def adopt_starting(self, record_id: str, instance: str,
+                       since: datetime.datetime) -> dict:
+        """Follow a move an earlier process was starting when it stopped.
+
+        The record was written before the start, so the move may or may
+        not have begun: Nova's migration records tell.  Returns the
+        move's outcome now (``started`` and followed, or ``not_started``).
+        """
+        try:
+            cell = objects.InstanceMapping.get_by_instance_uuid(
+                drs_context(), instance).cell_mapping
+        except exception.InstanceMappingNotFound:
+            cell = None
+        migration = cell and self._latest_uuid(
+            cell, instance, timeutils.normalize_time(since))
+        if not migration:
+            return {'status': 'not_started',
+                    'error': 'the scheduler stopped before starting it'}
+        self.adopt(record_id, instance, migration, since)
+        return {'status': 'started', 'migration': migration}
+
     def poll(self, timeout: int) -> list[tuple[str, str, dict]]:
         """``(record_id, instance, outcome)`` of tracked moves that ended,
         or that ran longer than ``timeout`` seconds."""

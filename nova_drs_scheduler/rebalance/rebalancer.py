@@ -1,112 +1,212 @@
 """One rebalance period against the live cloud, from reading to acting.
 
-Read Nova's rows, advance the metric windows, build the Snapshot, let the
-pure planner choose, record the decision, and (``automation=automatic``)
-start the moves.  Outcomes of earlier moves are collected first, so a
-record is completed as soon as its migration ends.  ``nova-drs plan`` runs
-the same period as a dry run: nothing started, nothing recorded.
+Read Nova's rows, continue the metric windows stored in the DRS database,
+build the Snapshot, let the pure planner choose, store the decision record
+and (automation ``automatic``) start the moves, or (``manual``) store them
+as recommendations for an operator to approve.  Only the leader acts, and
+everything it knows lives in the DRS database, so a new leader continues
+where the last one stopped.  ``nova-drs plan`` runs the same period as a
+dry run: nothing started, nothing stored.
 """
 
-import copy
+import dataclasses
 import datetime
+import os
 import time
 
+from nova import objects
 from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.conf import rebalance as rebalance_conf
+from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import planner
+from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
 from nova_drs_scheduler.rebalance import sources
+from nova_drs_scheduler.rebalance import telemetry
 from nova_drs_scheduler.rebalance.sources import base as sources_base
 
 CONF = conf.CONF
 LOG = logging.getLogger(__name__)
+
+#: Outcomes of a move that ended, as the recommendation's state.
+_ENDED = {'completed': db_store.COMPLETED}
 
 
 class Rebalancer:
     """The live side of DRS; the scheduler manager owns one."""
 
     def __init__(self, host_manager, placement_client, servicegroup_api,
-                 leader=None):
+                 leader=None, store=None):
         """``leader``: a :class:`~.leader.ServiceLeader`-like object; None
         only for :meth:`dry_run` callers, which never act."""
         self.host_manager = host_manager
         self.placement_client = placement_client
         self.servicegroup_api = servicegroup_api
         self.leader = leader
+        self.store = store or db_store.Store(CONF)
         self.executor = executor.Executor()
-        self.history = record.History(CONF.drs.history_size,
-                                      CONF.drs.history_file)
-        self._adopted = False
+        self.telemetry = telemetry.Telemetry()
+        #: Whether the last period was led here; adoption happens on the
+        #: change to True.
+        self._leading = False
         self.reload()
 
     def reload(self) -> None:
-        """Rebuild what options shape: the windows and the metric source.
-
-        The windows continue from the newest record of
-        ``[drs] history_file`` when there is one (a restarted scheduler
-        keeps its counters); records and followed migrations are kept.
-        """
-        self.windows = rebalance_conf.metrics_windows(CONF)
-        newest = _newest_file_record(CONF.drs.history_file)
-        if newest:
-            self.windows.restore(newest.get('windows'))
+        """Re-read what options shape: the metric source."""
         self.source = sources.load(CONF)
+
+    def prepare(self) -> None:
+        """At service start: a usable DRS database, or one clear error.
+
+        An SQLite database (the default, one scheduler host) is created
+        and upgraded here; any other must be made with ``nova-drs db
+        sync``.  An old ``[drs] history_file`` is imported once.
+        """
+        try:
+            if self.store.engine.dialect.name == 'sqlite':
+                migration.sync(self.store.engine)
+            self.store.check()
+            path = CONF.drs.history_file
+            if path:
+                LOG.warning('[drs] history_file is deprecated: decision '
+                            'records are in the DRS database now; remove '
+                            'the option once imported.')
+                if os.path.exists(path):
+                    count = self.store.import_file(path,
+                                                   CONF.drs.history_size)
+                    LOG.info('Imported %d decision records from %s into '
+                             'the DRS database.', count, path)
+        except (db_exc.DBError, migration.NotMigratedError, OSError) as exc:
+            raise conf.ConfigError(
+                f'The DRS database ([drs_database] connection) is not '
+                f'usable: {exc}. Create it and run "nova-drs db sync".'
+            ) from exc
+
+    def windows(self):
+        """The windows and counters as the DRS database stores them."""
+        windows = rebalance_conf.metrics_windows(CONF)
+        windows.restore(self.store.load_windows())
+        return windows
 
     def run(self, context) -> dict:
         """One period; returns its decision record."""
-        drs = CONF.drs
-        config = rebalance_conf.planner_config(CONF)
-        rec = record.new_record(drs.automation, config)
-        self._adopt_unfinished()
-        self.collect_outcomes()
-        if drs.automation == 'off':
-            rec['skipped'] = 'automation is off'
-            return rec
+        started = time.monotonic()
+        rec = record.new_record(CONF.drs.automation,
+                                rebalance_conf.planner_config(CONF))
+        # Which scheduler led the period: records of every leader share
+        # one database.
+        rec['scheduler'] = CONF.host
+        if CONF.drs.automation == 'off' and not self._aggregates_enable(
+                context):
+            return self._skipped(rec, 'automation is off', 'automation_off')
         is_leader, why = self.leader.check(context)
+        self.telemetry.leader(is_leader)
         if not is_leader:
+            self._leading = False
             LOG.debug('DRS rebalance skipped: %s', why)
-            rec['skipped'] = why
-            return rec
+            return self._skipped(rec, why, 'not_leader')
         try:
-            plan, cloud = self._plan(context, config, rec, self.windows)
+            self._lead(context, rec)
         except (sources_base.MetricsUnavailable, db_exc.DBError) as exc:
-            # Nothing is judged on data we could not read; the next period
-            # starts afresh.  One warning per skipped period.
-            rec['skipped'] = f'period skipped: {exc}'
+            # Nothing is judged on data we could not read, and the stored
+            # windows stay as they were.  One warning per skipped period.
             LOG.warning('DRS rebalance period skipped, no move made: %s',
                         exc)
-            self.history.add(rec)
+            rec['skipped'] = f'period skipped: {exc}'
+            self.telemetry.skipped(
+                'database' if isinstance(exc, db_exc.DBError)
+                else 'metrics')
+            self._store_skipped(rec)
             return rec
+        self.telemetry.ran(time.monotonic() - started)
+        return rec
+
+    @staticmethod
+    def _aggregates_enable(context) -> bool:
+        """Whether an aggregate's ``drs_automation`` turns rebalancing on
+        while ``[drs] automation`` is off (unreadable: no)."""
+        try:
+            return aggregate_settings.any_enabled(
+                objects.AggregateList.get_all(context))
+        except db_exc.DBError as exc:
+            LOG.warning('DRS cannot read aggregates: %s', exc)
+            return False
+
+    def _store_skipped(self, rec) -> None:
+        """Keep a skipped period in the history when the DRS database
+        itself is up (it may be what failed)."""
+        try:
+            self.store.add(dict(rec, hosts=[], moves=[]))
+        except db_exc.DBError as exc:
+            LOG.debug('Skipped period not stored: %s', exc)
+
+    def _skipped(self, rec, why, reason):
+        rec['skipped'] = why
+        self.telemetry.skipped(reason)
+        return rec
+
+    def _lead(self, context, rec) -> None:
+        if not self._leading:
+            self._adopt_unfinished()
+            self._leading = True
+        self.collect_outcomes()
+        drs = CONF.drs
+        config = rebalance_conf.planner_config(CONF)
+        windows = self.windows()
+        plan, cloud, levels, approved = self._plan(
+            context, config, rec, windows, acting=True)
+        self.store.save_windows(windows.export(), {
+            name: windows.status(name) for name in cloud.hosts})
+        self.telemetry.hosts(rec['hosts'])
+        #: [(move, what its outcomes carry)]
+        starting = []
+        for ident, move in approved:
+            record.add_move(rec, move, {'status': 'starting',
+                                        'recommendation': ident})
+            starting.append((move, {'recommendation': ident}))
         for move in plan.moves:
-            if drs.automation == 'automatic':
-                _instance, cell = cloud.instances[move.instance]
-                outcome = self.executor.start(rec['id'], move, cell)
+            if levels.get(move.source, drs.automation) == 'automatic':
+                record.set_outcome(rec, move.instance,
+                                   {'status': 'starting'})
+                starting.append((move, {}))
             else:
-                outcome = {'status': 'recommended',
-                           'detail': 'automation is manual: not started'}
+                ident = self.store.recommend(rec['id'], record.move_of(
+                    rec, move.instance))
+                record.set_outcome(rec, move.instance, {
+                    'status': 'recommended', 'recommendation': ident})
+        # Stored before anything starts: a scheduler killed from here on
+        # leaves a record its successor completes (_adopt_unfinished).
+        self.store.add(rec)
+        self.telemetry.moves('planned', len(plan.moves))
+        for move, extra in starting:
+            _instance, cell = cloud.instances[move.instance]
+            outcome = dict(self.executor.start(rec['id'], move, cell),
+                           **extra)
+            self._outcome(rec['id'], move.instance, outcome)
             record.set_outcome(rec, move.instance, outcome)
-        self.history.add(rec)
+        self.store.purge(drs.history_size, drs.history_max_age)
+        _log_period(rec)
         # Moves that already ended (or failed at once) complete the record.
         self.collect_outcomes()
-        return rec
 
     def dry_run(self, context) -> dict:
         """The record a period would produce now; nothing acts or changes.
 
-        Whatever ``automation`` says, and on a copy of the windows.
+        Whatever ``automation`` says, from the stored windows.
         """
         config = rebalance_conf.planner_config(CONF)
         rec = record.new_record('dry-run', config)
-        plan, cloud = self._plan(context, config, rec,
-                                 copy.deepcopy(self.windows))
+        plan, cloud, _levels, _approved = self._plan(
+            context, config, rec, self.windows(), acting=False)
         for move in plan.moves:
             record.set_outcome(rec, move.instance, {'status': 'dry-run'})
         # For ``explain INSTANCE``; too large for every period's record.
@@ -115,32 +215,56 @@ class Rebalancer:
         return rec
 
     def _adopt_unfinished(self) -> None:
-        """Follow the moves an earlier process recorded as started: their
-        outcome still belongs in their record. Once, at the first period;
-        dry runs (the CLI) never do."""
-        if self._adopted:
-            return
-        self._adopted = True
-        for record_id, instance, migration, started in record.unfinished(
-                self.history.recent()):
-            self.executor.adopt(record_id, instance, migration,
-                                timeutils.parse_isotime(started))
+        """Follow the moves a previous leader recorded as starting or
+        started: their outcome still belongs in their record."""
+        for record_id, instance, outcome, created in self.store.unfinished():
+            if outcome['status'] == 'started' and outcome.get('migration'):
+                self.executor.adopt(
+                    record_id, instance, outcome['migration'],
+                    timeutils.parse_isotime(outcome.get('time')) if
+                    outcome.get('time') else created)
+            else:
+                self._outcome(record_id, instance,
+                              self.executor.adopt_starting(
+                                  record_id, instance, created))
 
     def collect_outcomes(self) -> None:
         for record_id, instance, outcome in self.executor.poll(
                 CONF.drs.migration_timeout):
-            self.history.set_outcome(record_id, instance, outcome)
+            self._outcome(record_id, instance, outcome)
 
-    def _plan(self, context, config, rec, windows):
-        """Snapshot, plan and record them; returns ``(plan, cloud)``."""
-        snapshot, cloud = self._snapshot(context, config, windows)
-        plan = planner.plan(snapshot, candidates.LiveCandidates(
+    def _outcome(self, record_id: str, instance: str, outcome: dict) -> None:
+        """Store a move's outcome; an ended one also ends its
+        recommendation and counts in the metrics."""
+        self.store.set_outcome(record_id, instance, outcome)
+        status = outcome['status']
+        self.telemetry.moves(status, 1)
+        if status != 'started':
+            self.store.close_started(
+                instance, _ENDED.get(status, db_store.FAILED),
+                outcome.get('error'))
+
+    def _plan(self, context, config, rec, windows, acting):
+        """Snapshot, (when acting) recommendations, plan, into ``rec``.
+
+        Returns ``(plan, cloud, automation levels, approved moves)``.
+        """
+        snapshot, cloud, levels = self._snapshot(context, config, windows)
+        cands = candidates.LiveCandidates(
             context, self.host_manager, self.placement_client,
-            cloud.instances))
+            cloud.instances)
+        approved = []
+        if acting:
+            recommendations.revalidate(self.store, snapshot)
+            approved = recommendations.approved(self.store, snapshot, cands)
+            for ident, _move in approved:
+                self.store.transition(ident, db_store.STARTED,
+                                      (db_store.APPROVED,))
+            snapshot = recommendations.reserve(snapshot, approved)
+        plan = planner.plan(snapshot, cands)
         record.add_plan(rec, snapshot, plan)
         rec['attention'] = live.needs_attention(cloud)
-        rec['windows'] = windows.export()
-        return plan, cloud
+        return plan, cloud, levels, approved
 
     def _snapshot(self, context, config, windows):
         drs = CONF.drs
@@ -149,9 +273,16 @@ class Rebalancer:
         cloud = live.read_cloud(
             context, self.host_manager.enabled_cells, self.servicegroup_api,
             timeutils.utcnow() - datetime.timedelta(seconds=horizon))
-        settings = {name: aggregate_settings.host_settings(
-            name, rows.aggregates, config)
-            for name, rows in cloud.hosts.items()}
+        settings = {}
+        levels = {}
+        for name, rows in cloud.hosts.items():
+            found = aggregate_settings.host_settings(
+                name, rows.aggregates, config)
+            levels[name] = found.automation or drs.automation
+            if levels[name] == 'off':
+                found = dataclasses.replace(
+                    found, excluded=True)
+            settings[name] = found
         # A host whose compute service is down can neither give nor take an
         # instance: left unsampled, it is not judged, whatever its metrics
         # say, and its window restarts when it is back.
@@ -170,14 +301,21 @@ class Rebalancer:
         snapshot = live.build_snapshot(
             cloud, settings, statuses, loads, config,
             drs.instance_cooldown, drs.quarantine_time, drs.no_return_time)
-        return snapshot, cloud
+        return snapshot, cloud, levels
 
 
-def _newest_file_record(path: str | None) -> dict | None:
-    if not path:
-        return None
-    try:
-        records = record.read_file(path)
-    except OSError:
-        return None
-    return records[-1] if records else None
+def _log_period(rec: dict) -> None:
+    """One INFO line per period; every host's verdict at DEBUG."""
+    for verdict in rec['hosts']:
+        LOG.debug('DRS host %s: %s', verdict['host'], verdict['reason'])
+    judged = [v for v in rec['hosts'] if v.get('cpu_percent') is not None]
+    violated = sorted(v['host'] for v in rec['hosts'] if v['violated'])
+    moves = ', '.join(
+        f'{m["instance"]} {m["source"]}->{m["destination"]} '
+        f'{m["outcome"]["status"]}' for m in rec['moves'])
+    LOG.info('DRS period %s (%s): %d hosts, %d judged, %d over, '
+             '%d violated%s; %d move(s)%s', rec['id'], rec['automation'],
+             len(rec['hosts']), len(judged),
+             sum(1 for v in judged if v.get('counter')), len(violated),
+             f' ({", ".join(violated)})' if violated else '',
+             len(rec['moves']), f': {moves}' if moves else '')

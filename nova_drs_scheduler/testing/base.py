@@ -55,6 +55,7 @@ class DRSSchedulerMixin:
         self.cpu_load = self.useFixture(drs_fixtures.CPULoadFixture())
         self.static_metrics = self.useFixture(
             drs_fixtures.StaticMetricsFixture(CONF))
+        self.useFixture(drs_fixtures.DRSDatabaseFixture(CONF))
         for group, values in self.FLAGS.items():
             self.flags(group=None if group == 'DEFAULT' else group, **values)
         if self.DRS:
@@ -149,7 +150,10 @@ class DRSSchedulerMixin:
         for move in records.moves_with_status(record, 'started'):
             self.wait_for_migration_end(move['instance'])
         self.rebalancer.collect_outcomes()
-        return self.rebalancer.history.get(record['id']) or record
+        # The stored record keeps only the hosts over their threshold;
+        # the moves' outcomes are the stored ones.
+        stored = self.rebalancer.store.get(record['id'])
+        return dict(record, moves=stored['moves']) if stored else record
 
     def wait_for_migration_end(self, uuid: str):
         """Wait until Nova is done with the instance's newest live

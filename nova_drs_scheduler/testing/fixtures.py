@@ -104,6 +104,25 @@ class StaticMetricsFixture(fixtures.Fixture):
         os.replace(tmp, self.path)
 
 
+class DRSDatabaseFixture(fixtures.Fixture):
+    """A DRS database of the test's own: ``[drs_database] connection``
+    points at an SQLite file in a temporary directory, which our scheduler
+    manager creates and migrates at start."""
+
+    def __init__(self, conf: cfg.ConfigOpts):
+        super().__init__()
+        self.conf = conf
+        self.connection = None
+
+    def _setUp(self):
+        self.connection = 'sqlite:///' + os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'drs.sqlite')
+        self.conf.set_override('connection', self.connection,
+                               'drs_database')
+        self.addCleanup(self.conf.clear_override, 'connection',
+                        'drs_database')
+
+
 class LegacyOverridesFixture(fixtures.Fixture):
     """Undo the overrides the service's legacy-name translation sets.
 

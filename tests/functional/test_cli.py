@@ -1,8 +1,8 @@
 """Every ``nova-drs`` subcommand against a harness cloud.
 
-The scheduler runs periods in manual mode with a history file, as in
-production; the CLI handlers then read the same cloud and file.  Only
-nova.conf parsing is bypassed (the harness has already configured Nova).
+The scheduler runs periods in manual mode, as in production; the CLI
+handlers then read the same cloud and DRS database.  Only nova.conf parsing
+is bypassed (the harness has already configured Nova).
 """
 
 import argparse
@@ -20,6 +20,7 @@ from nova_drs_scheduler import conf
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import history
 from nova_drs_scheduler.cli import inspect
+from nova_drs_scheduler.cli import recommend
 from nova_drs_scheduler.rebalance import executor
 from tests.functional.rebalance import base
 
@@ -28,11 +29,9 @@ HOT = {'host1': 90, 'host2': 30, 'host3': 10}
 
 class CLITest(base.RebalanceTestBase):
 
+    DRS = {'automation': 'manual'}
+
     def setUp(self):
-        self.history_file = os.path.join(
-            self.useFixture(fixtures.TempDir()).path, 'history.jsonl')
-        self.DRS = {'automation': 'manual',
-                    'history_file': self.history_file}
         super().setUp()
         self.busy = self._boot('host1')
         self.idle = self._boot('host1')
@@ -143,12 +142,30 @@ class CLITest(base.RebalanceTestBase):
                               moves_only=True)
         self.assertIn('recommended', text)
 
-    def test_history_without_a_file_is_a_config_error(self):
-        self.flags(history_file=None, group='drs')
-        error = self.assertRaises(errors.CLIError, self.cli, history.run,
-                                  limit=10, moves_only=False)
-        self.assertEqual(errors.CONFIG, error.code)
-        self.assertIn('[drs] history_file', str(error))
+    def test_recommendations_apply_and_dismiss(self):
+        self._period(HOT, self.loads)  # Violated: a recommendation.
+        code, found = self.cli(recommend.show, all=False)
+        self.assertEqual(errors.OK, code)
+        [rec] = found
+        self.assertEqual((self.busy, 'host1', 'host3', 'pending'), (
+            rec['instance'], rec['source'], rec['destination'],
+            rec['state']))
+        code, text = self.cli(recommend.show, json_output=False, all=False)
+        self.assertIn('pending', text)
+        code, done = self.cli(recommend.apply, ident=None, all=True)
+        self.assertEqual({'approved': [rec['id']]}, done)
+        error = self.assertRaises(errors.CLIError, self.cli,
+                                  recommend.apply, ident=rec['id'],
+                                  all=False)
+        self.assertEqual(errors.USAGE, error.code)
+        self.assertIn('approved, not pending', str(error))
+        code, done = self.cli(recommend.dismiss, ident=rec['id'])
+        self.assertEqual({'dismissed': [rec['id']]}, done)
+        error = self.assertRaises(errors.CLIError, self.cli,
+                                  recommend.dismiss, ident=999)
+        self.assertIn('no recommendation 999', str(error))
+        code, found = self.cli(recommend.show, all=True)
+        self.assertEqual(['dismissed'], [r['state'] for r in found])
 
 
 class CommandLineTest(testtools.TestCase):
@@ -170,16 +187,30 @@ class CommandLineTest(testtools.TestCase):
         self.assertEqual(errors.CONFIG, run.returncode, run.stderr)
         self.assertIn('[drs] cpu_threshold', run.stderr)
 
-    def test_history_reads_the_file_named_in_nova_conf(self):
+    def test_db_sync_then_version_then_history(self):
         path = os.path.join(self.useFixture(fixtures.TempDir()).path,
-                            'history.jsonl')
-        with open(path, 'w') as handle:
-            handle.write(json.dumps({'id': 'r1', 'time': '2026-11-23T06:00',
-                                     'hosts': [], 'moves': []}) + '\n')
-        run = self.nova_drs('history', '--json',
-                            config=f'[drs]\nhistory_file = {path}\n')
+                            'drs.sqlite')
+        config = f'[drs_database]\nconnection = sqlite:///{path}\n'
+        run = self.nova_drs('history', config=config)
+        self.assertEqual(errors.CLOUD, run.returncode, run.stderr)
+        self.assertIn('run "nova-drs db sync"', run.stderr)
+        run = self.nova_drs('--json', 'db', 'version', config=config)
         self.assertEqual(errors.OK, run.returncode, run.stderr)
-        self.assertEqual(['r1'], [r['id'] for r in json.loads(run.stdout)])
+        self.assertIsNone(json.loads(run.stdout)['version'])
+        run = self.nova_drs('db', 'sync', config=config)
+        self.assertEqual(errors.OK, run.returncode, run.stderr)
+        run = self.nova_drs('--json', 'db', 'version', config=config)
+        versions = json.loads(run.stdout)
+        self.assertEqual(versions['head'], versions['version'])
+        run = self.nova_drs('--json', 'history', config=config)
+        self.assertEqual(errors.OK, run.returncode, run.stderr)
+        self.assertEqual([], json.loads(run.stdout))
+
+    def test_unreachable_drs_database_exits_4(self):
+        run = self.nova_drs('recommendations', config=(
+            '[drs_database]\nconnection = sqlite:////nonexistent/x.db\n'))
+        self.assertEqual(errors.CLOUD, run.returncode, run.stderr)
+        self.assertIn('[drs_database] connection', run.stderr)
 
     def test_usage_error_exits_2(self):
         run = self.nova_drs('explain')

@@ -1,9 +1,11 @@
 """nova-drs-scheduler startup: driver and host manager chosen by config."""
 
+import json
 import os
 import subprocess
 import sys
 
+import fixtures
 from nova import conf as nova_conf
 from nova import test
 from nova.conf import scheduler as nova_scheduler_conf
@@ -33,6 +35,7 @@ class ServiceStartupTest(test.TestCase):
     def setUp(self):
         super().setUp()
         _forget_translations(self)
+        self.flags(state_path=self.useFixture(fixtures.TempDir()).path)
 
     def test_default_is_the_drs_manager(self):
         server = cmd.create_server(conf.CONF)
@@ -70,6 +73,40 @@ class ServiceStartupTest(test.TestCase):
                                   conf.CONF)
         self.assertIn('[scheduler] host_manager', str(error))
         self.assertIn('caching_host_manager', str(error))
+
+    def test_sqlite_drs_database_is_created_at_start(self):
+        server = cmd.create_server(conf.CONF)
+        self.assertEqual([], server.manager.rebalancer.store.recent())
+        self.assertTrue(os.path.exists(os.path.join(
+            conf.CONF.state_path, 'nova_drs.sqlite')))
+
+    def test_history_file_is_imported_once_with_a_deprecation_warning(self):
+        path = os.path.join(conf.CONF.state_path, 'history.jsonl')
+        with open(path, 'w') as handle:
+            handle.write(json.dumps({
+                'id': 'r1', 'time': '2026-11-20T06:00:00', 'hosts': [],
+                'automation': 'automatic', 'moves': [],
+                'windows': {'h1': {'counter': 2, 'samples': []}}}) + '\n')
+        self.flags(history_file=path, group='drs')
+        with self.assertLogs('nova_drs_scheduler.rebalance.rebalancer',
+                             level='INFO') as logs:
+            server = cmd.create_server(conf.CONF)
+        self.assertIn('history_file is deprecated', logs.output[0])
+        self.assertIn('Imported 1 decision records', logs.output[1])
+        store = server.manager.rebalancer.store
+        self.assertEqual(['r1'], [r['id'] for r in store.recent()])
+        self.assertEqual(2, store.load_windows()['h1']['counter'])
+        # A second start imports nothing more.
+        cmd.create_server(conf.CONF)
+        self.assertEqual(1, store.count())
+
+    def test_unusable_drs_database_stops_start_naming_the_fix(self):
+        self.flags(connection='sqlite:////nonexistent/dir/drs.sqlite',
+                   group='drs_database')
+        error = self.assertRaises(conf.ConfigError, cmd.create_server,
+                                  conf.CONF)
+        self.assertIn('[drs_database] connection', str(error))
+        self.assertIn('nova-drs db sync', str(error))
 
     def test_invalid_drs_option_stops_start(self):
         self.flags(cpu_utilization_weight=0, ram_utilization_weight=0,

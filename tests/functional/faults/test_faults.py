@@ -20,7 +20,6 @@ from oslo_db import exception as db_exc
 
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import record as record_mod
 from tests import realservers
 from tests.functional.rebalance import base
 
@@ -171,8 +170,8 @@ class HungMigrationTest(FaultTestBase):
         time.sleep(1.2)  # Past [drs] migration_timeout.
 
         record = self._period(HOT, loads)
-        history = self.scheduler_service.manager.rebalancer.history
-        outcome = history.get(first['id'])['moves'][0]['outcome']
+        store = self.scheduler_service.manager.rebalancer.store
+        outcome = store.get(first['id'])['moves'][0]['outcome']
         self.assertEqual('timed_out', outcome['status'])
         self.assertIn('still running', outcome['error'])
         # Nova still reports it in progress: in flight, instance blocked.
@@ -196,10 +195,7 @@ class SchedulerRestartTest(FaultTestBase):
     """The scheduler dies in the middle of a period, while the migration it
     just started runs; a new one continues without repeating anything."""
 
-    def setUp(self):
-        history = self.useFixture(fixtures.TempDir()).join('history.jsonl')
-        self.DRS = {'stabilization': 2, 'history_file': history}
-        super().setUp()
+    DRS = {'stabilization': 2}
 
     def test_restart_loses_nothing_and_repeats_nothing(self):
         held = self.useFixture(HeldLiveMigration())
@@ -207,7 +203,8 @@ class SchedulerRestartTest(FaultTestBase):
         self.assertEqual(1, self._verdict(self._period(HOT, loads),
                                           'host1')['counter'])
 
-        # Dies right after starting the move: the period is never recorded.
+        # Dies right after starting the move, before storing its outcome:
+        # the record was stored first, with the move "starting".
         real_start = executor.Executor.start
 
         def start_then_die(self_, *args):
@@ -217,13 +214,21 @@ class SchedulerRestartTest(FaultTestBase):
         with mock.patch.object(executor.Executor, 'start', start_then_die):
             self.assertRaises(_KilledError, self._period, HOT, loads)
         self._wait_for_migration_status(server, 'running')
+        store = self.scheduler_service.manager.rebalancer.store
+        killed = store.recent()[-1]
+        self.assertEqual('starting', killed['moves'][0]['outcome']['status'])
         self._restart_scheduler()
 
-        # Counters continue from the last recorded period (a fresh start
-        # would say 1); Nova's record of the running migration blocks the
-        # instance, so the violated host does not start it again.
+        # Counters continue from the stored windows (a fresh start would
+        # say 1); Nova's record of the running migration blocks the
+        # instance, so the violated host does not start it again, and the
+        # new process follows the move its predecessor was starting.
         record = self._period(HOT, loads)
-        self.assertEqual(2, self._verdict(record, 'host1')['counter'])
+        self.assertEqual(3, self._verdict(record, 'host1')['counter'])
+        self.assertEqual('started', store.get(killed['id'])['moves'][0][
+            'outcome']['status'])
+        record = self._period(HOT, loads)
+        self.assertEqual(4, self._verdict(record, 'host1')['counter'])
         self._assert_blocked(record, server, 'migrating')
         self.assertEqual(1, record['inflight']['total'])
 
@@ -231,6 +236,11 @@ class SchedulerRestartTest(FaultTestBase):
         migration = self._wait_for_migration_end(server)
         self.assertEqual('completed', migration.status)
         self._assert_intact_on(server, 'host3', migration)
+        self._period(HOT, loads)
+        outcome = self.scheduler_service.manager.rebalancer.store.get(
+            killed['id'])['moves'][0]['outcome']
+        self.assertEqual(('completed', migration.uuid),
+                         (outcome['status'], outcome['migration']))
 
         # Now its new host is hot: a restart between two periods keeps
         # host3's counter, and the cooldown (from Nova's record) holds.
@@ -261,16 +271,11 @@ class SchedulerRestartTest(FaultTestBase):
         held.release(succeed=True)
         migration = self._wait_for_migration_end(server)
         self._period(HOT, loads)
-        history = self.scheduler_service.manager.rebalancer.history
-        outcome = history.get(started['id'])['moves'][0]['outcome']
+        store = self.scheduler_service.manager.rebalancer.store
+        outcome = store.get(started['id'])['moves'][0]['outcome']
         self.assertEqual(('completed', migration.uuid, 'host3'), (
             outcome['status'], outcome['migration'],
             outcome['destination']))
-        # The file other processes read says so too.
-        [on_file] = [r for r in record_mod.read_file(
-            self.DRS['history_file']) if r['id'] == started['id']]
-        self.assertEqual('completed',
-                         on_file['moves'][0]['outcome']['status'])
 
 
 class DatabaseErrorTest(FaultTestBase):
@@ -288,8 +293,8 @@ class DatabaseErrorTest(FaultTestBase):
         self.assertEqual([], skipped['moves'])
         self.assertEqual(1, len(logs.records), logs.output)
         self.assertIn(SKIP_WARNING, logs.output[0])
-        history = self.scheduler_service.manager.rebalancer.history
-        self.assertEqual(skipped['id'], history.recent()[-1]['id'])
+        store = self.scheduler_service.manager.rebalancer.store
+        self.assertEqual(skipped['id'], store.recent()[-1]['id'])
 
         record = self._settle(self._period(HOT, loads))
         self.assertEqual(1, self._verdict(record, 'host1')['counter'])
@@ -376,3 +381,32 @@ class PrometheusOutageTest(FaultTestBase):
         self.flags(url=f'http://127.0.0.1:{listener.getsockname()[1]}',
                    timeout=0.5, group='drs_prometheus')
         self._check_outage()
+
+
+class DRSDatabaseOutageTest(FaultTestBase):
+    """The DRS database going away mid-run: periods are skipped, never a
+    crash, and the windows continue once it is back."""
+
+    DRS = {'stabilization': 2}
+
+    def test_periods_skipped_while_down_then_continue(self):
+        server, loads = self._hot_instance()
+        self.assertEqual(1, self._verdict(self._period(HOT, loads),
+                                          'host1')['counter'])
+        store = self.scheduler_service.manager.rebalancer.store
+        outage = db_exc.DBConnectionError('injected DRS database outage')
+        with mock.patch.object(store, 'load_windows', side_effect=outage), \
+                mock.patch.object(store, 'add', side_effect=outage), \
+                self.assertLogs(level='WARNING') as logs:
+            skipped = self._period(HOT, loads)
+        self.assertIn('injected DRS database outage', skipped['skipped'])
+        self.assertEqual([], skipped['moves'])
+        self.assertEqual(1, len(logs.records), logs.output)
+        self.assertIn(SKIP_WARNING, logs.output[0])
+        self.assertEqual([], list(self._migrations()))
+        # Back: the stored counter continues (1 -> 2, violated) and moves.
+        record = self._settle(self._period(HOT, loads))
+        self.assertEqual(2, self._verdict(record, 'host1')['counter'])
+        self.assertEqual([(server, 'completed')], [
+            (m['instance'], m['outcome']['status'])
+            for m in record['moves']])

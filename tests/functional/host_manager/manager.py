@@ -5,6 +5,9 @@
 changes (allocation request copies, the cached ``OWNER_NOVA`` decision).
 """
 
+from oslo_config import cfg
+
+from nova_drs_scheduler.testing import fixtures as drs_fixtures
 from tests.functional import base
 
 #: Dotted path for ``start_service('scheduler', manager=...)``.
@@ -17,6 +20,7 @@ class CachingSchedulerMixin:
     def setUp(self):
         # Nova's own test classes need the venv's api-paste.ini too.
         self.flags(api_paste_config=base.api_paste_config(), group='wsgi')
+        self.useFixture(drs_fixtures.DRSDatabaseFixture(cfg.CONF))
         super().setUp()
 
     def start_service(self, name, host=None, **kwargs):

@@ -1,15 +1,13 @@
 """The rebalancer against a real (in-process) Nova: the 11 scenarios."""
 
-import os
 
-import fixtures
 from nova import exception
 from nova import objects
 from nova.tests.functional.api import client
 
 from nova_drs_scheduler import host_manager
+from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.rebalance import rebalancer
-from nova_drs_scheduler.rebalance import record as rec
 from tests.functional.rebalance import base
 
 
@@ -300,15 +298,27 @@ class FailedMigrationTest(base.RebalanceTestBase):
 
 
 class ManualModeTest(base.RebalanceTestBase):
-    """Scenario 8: ``automation=manual`` plans but never migrates."""
+    """Scenario 8: ``automation=manual`` recommends; an operator approves
+    or dismisses; the leader starts approved moves through its rails."""
 
-    def setUp(self):
-        self.history_file = os.path.join(
-            self.useFixture(fixtures.TempDir()).path, 'history.jsonl')
-        self.DRS = {'automation': 'manual', 'history_file': self.history_file}
-        super().setUp()
+    DRS = {'automation': 'manual'}
 
-    def test_plans_and_records_without_migrating(self):
+    def _recommendations(self, *states):
+        store = self.scheduler_service.manager.rebalancer.store
+        return {r['instance']: r for r in store.recommendations(states)}
+
+    def _pending(self):
+        """A hot host1 for two periods: ``(server, loads, recommendation
+        id, store)``."""
+        server = self._boot('host1')
+        loads = {server: 4.5}
+        self._period(HOT, loads)
+        ident = self._period(HOT, loads)['moves'][0]['outcome'][
+            'recommendation']
+        return (server, loads, ident,
+                self.scheduler_service.manager.rebalancer.store)
+
+    def test_recommendation_stays_pending_then_runs_once_approved(self):
         server = self._boot('host1')
         loads = {server: 4.5}
         self._period(HOT, loads)
@@ -316,25 +326,124 @@ class ManualModeTest(base.RebalanceTestBase):
         [move] = record['moves']
         self.assertEqual(('host3', 'recommended'),
                          (move['destination'], move['outcome']['status']))
-        history = self.scheduler_service.manager.rebalancer.history
-        self.assertEqual(record['id'], history.recent()[-1]['id'])
+        ident = move['outcome']['recommendation']
+        store = self.scheduler_service.manager.rebalancer.store
+        self.assertEqual(record['id'], store.recent()[-1]['id'])
         self.assertEqual([], list(self._migrations()))
-        self.assertEqual('host1', self._host_of(server))
 
         # What ``nova-drs plan`` does in its own process: a new rebalancer
-        # continues from the recorded windows, acts on and records nothing.
+        # continues from the stored windows, acts on and stores nothing.
         manager = self.scheduler_service.manager
         cli = rebalancer.Rebalancer(manager.host_manager,
                                     manager.placement_client,
                                     manager.servicegroup_api)
         dry = cli.dry_run(self._admin_context())
         self.assertEqual(3, self._verdict(dry, 'host1')['counter'])
-        self.assertEqual(
-            [record['id']], [r['id'] for r in rec.read_file(
-                self.history_file)][-1:])
-        # The scheduler's own windows did not advance either.
+        self.assertEqual(record['id'], store.recent()[-1]['id'])
+
+        # Not violated at counter 3 (stabilization 2), but still over: the
+        # recommendation stays pending instead of vanishing.
         record = self._period(HOT, loads)
         self.assertEqual(3, self._verdict(record, 'host1')['counter'])
+        self.assertEqual('pending', self._recommendations()[server]['state'])
+        self.assertEqual('host1', self._host_of(server))
+
+        self.assertEqual([ident], store.transition(ident, 'approved'))
+        record = self._settle(self._period(HOT, loads))
+        [move] = record['moves']
+        self.assertEqual((server, 'host3', 'completed'), (
+            move['instance'], move['destination'],
+            move['outcome']['status']))
+        self.assertIn(f'approved recommendation {ident}', move['reason'])
+        self.assertEqual('host3', self._host_of(server))
+        self.assertEqual(['host3'], self._allocated_hosts(server))
+        self.assertEqual('completed',
+                         self._recommendations()[server]['state'])
+
+    def test_recommendation_expires_when_the_host_cools(self):
+        server, loads, _ident, store = self._pending()
+        self.assertEqual('pending', self._recommendations()[server]['state'])
+        self._period({'host1': 50, 'host2': 30, 'host3': 10}, loads)
+        rec = self._recommendations()[server]
+        self.assertEqual('expired', rec['state'])
+        self.assertIn('no longer over', rec['detail'])
+        # Expired is final: approving it is refused, nothing moves.
+        self.assertRaises(db_store.InvalidStateError, store.transition,
+                          rec['id'], 'approved')
+        self.assertEqual([], list(self._migrations()))
+
+    def test_approved_move_refused_by_the_rails_fails_with_the_reason(self):
+        server, loads, ident, store = self._pending()
+        store.transition(ident, 'approved')
+        # Its destination is disabled before the leader's next period.
+        self.admin_api.put_service(
+            self.admin_api.get_services(
+                host='host3', binary='nova-compute')[0]['id'],
+            {'status': 'disabled'})
+        self._period(HOT, loads)
+        rec = self._recommendations()[server]
+        self.assertEqual('failed', rec['state'])
+        self.assertIn('host3', rec['detail'])
+        self.assertEqual([], list(self._migrations()))
+
+    def test_dismissed_recommendation_is_not_started(self):
+        server, loads, ident, store = self._pending()
+        store.transition(ident, 'dismissed', ('pending', 'approved'))
+        self._period(HOT, loads)
+        self.assertEqual('dismissed',
+                         self._recommendations()[server]['state'])
+        self.assertEqual([], list(self._migrations()))
+
+
+class AggregateAutomationTest(base.RebalanceTestBase):
+    """``drs_automation`` in aggregate metadata overrides ``[drs]``."""
+
+    DRS = {'automation': 'manual'}
+
+    def test_aggregate_automatic_moves_while_global_is_manual(self):
+        self._aggregate_with_hosts('auto', self.HOSTS,
+                                   {'drs_automation': 'automatic'})
+        server = self._boot('host1')
+        loads = {server: 4.5}
+        self._period(HOT, loads)
+        record = self._settle(self._period(HOT, loads))
+        self.assertEqual([(server, 'completed')], [
+            (m['instance'], m['outcome']['status'])
+            for m in record['moves']])
+
+    def test_aggregate_off_keeps_its_hosts_out(self):
+        self._aggregate_with_hosts('quiet', ['host1'],
+                                   {'drs_automation': 'off'})
+        server = self._boot('host1')
+        loads = {server: 4.5}
+        self._period(HOT, loads)
+        record = self._period(HOT, loads)
+        self.assertFalse(self._verdict(record, 'host1')['violated'])
+        self.assertEqual([], record['moves'])
+
+    def test_global_off_with_a_manual_aggregate_recommends(self):
+        self.flags(automation='off', group='drs')
+        self._aggregate_with_hosts('watched', self.HOSTS,
+                                   {'drs_automation': 'manual'})
+        server = self._boot('host1')
+        loads = {server: 4.5}
+        self._period(HOT, loads)
+        record = self._period(HOT, loads)
+        self.assertEqual(['recommended'], [
+            m['outcome']['status'] for m in record['moves']])
+
+    def test_bad_value_is_logged_and_ignored_for_the_host(self):
+        self._aggregate_with_hosts('typo', ['host1'],
+                                   {'drs_automation': 'sometimes'})
+        server = self._boot('host1')
+        loads = {server: 4.5}
+        with self.assertLogs('nova_drs_scheduler.rebalance',
+                             level='WARNING') as logs:
+            self._period(HOT, loads)
+        self.assertIn('drs_automation', '\n'.join(logs.output))
+        record = self._period(HOT, loads)
+        self.assertEqual(['recommended'], [
+            m['outcome']['status'] for m in record['moves']])
 
 
 class LimitsTest(base.RebalanceTestBase):

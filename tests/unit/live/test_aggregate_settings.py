@@ -53,3 +53,25 @@ class HostSettingsTest(testtools.TestCase):
         self.assertEqual(aggregate_settings.HostSettings(
             'global', 'a', 80.0, 90.0, False), result)
         self.assertEqual(4, len(logs.records))
+
+    def test_automation_level_most_cautious_wins(self):
+        self.assertIsNone(settings().automation)
+        self.assertEqual('automatic', settings(
+            agg('a', drs_automation='Automatic')).automation)
+        self.assertEqual('manual', settings(
+            agg('a', drs_automation='automatic'),
+            agg('b', drs_automation='manual')).automation)
+        self.assertEqual('off', settings(
+            agg('a', drs_automation='off'),
+            agg('b', drs_automation='manual')).automation)
+        with self.assertLogs(aggregate_settings.LOG.logger) as logs:
+            self.assertIsNone(settings(
+                agg('a', drs_automation='sometimes')).automation)
+        self.assertIn('drs_automation', logs.output[0])
+
+    def test_any_enabled(self):
+        self.assertFalse(aggregate_settings.any_enabled([
+            agg('a'), agg('b', drs_automation='off'),
+            agg('c', drs_automation='bogus')]))
+        self.assertTrue(aggregate_settings.any_enabled([
+            agg('a'), agg('b', drs_automation=' Manual ')]))

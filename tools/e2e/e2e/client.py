@@ -56,6 +56,11 @@ class Nova:
                      {'set_metadata': {'metadata': metadata}})
         return agg
 
+    def set_aggregate_metadata(self, agg_id: int, metadata: dict) -> None:
+        """Set keys; a None value removes the key."""
+        self.request('POST', f'/os-aggregates/{agg_id}/action',
+                     {'set_metadata': {'metadata': metadata}})
+
     def boot(self, name: str, flavor_id: str, image_id: str,
              host: str) -> dict:
         """Boot on ``host`` (microversion 2.74: the scheduler still runs

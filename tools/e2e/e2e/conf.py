@@ -61,10 +61,6 @@ paste.app_factory = nova.api.openstack.compute.versions:VersionsV2.factory
 REBALANCE_INTERVAL = 6
 
 
-def history_file(service_dir: str) -> str:
-    return os.path.join(service_dir, 'drs-history.jsonl')
-
-
 class Layout:
     """Ports and URLs every config file is written from."""
 
@@ -174,9 +170,10 @@ def scheduler(layout: Layout, host: str) -> str:
         'rebalance_interval': REBALANCE_INTERVAL,
         'metrics_max_age': 30, 'max_migrations_per_period': 1,
         'instance_cooldown': 3600, 'migration_timeout': 120,
-        'history_file': history_file(path),
         'coordination_backend_url': layout.redis.url,
     }
+    # One DRS database for both schedulers, on Nova's MariaDB server.
+    sections['drs_database'] = {'connection': layout.db.url('nova_drs')}
     text_path = os.path.join(path, 'nova.conf')
     _write(text_path, sections)
     # available_filters is a MultiStrOpt: configparser cannot repeat keys.

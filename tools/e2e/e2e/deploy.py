@@ -49,7 +49,7 @@ class Deployment:
     def start_backends(self) -> None:
         self.db.start()
         self.db.create_databases(['nova_api', 'nova_cell0', 'nova',
-                                  'placement'])
+                                  'placement', 'nova_drs'])
         self.log(f'MariaDB on 127.0.0.1:{self.db.port}')
         self.rabbit.prepare()
         self.rabbit.start()
@@ -84,6 +84,8 @@ class Deployment:
                            '--database_connection', self.db.url('nova'),
                            '--transport-url', self.rabbit.transport_url])
         self.run(manage + ['db', 'sync'])
+        self.run([tool('nova-drs'), 'db', 'sync', '--config-file',
+                  self.scheduler_conf['scheduler-a']])
 
     def discover_hosts(self) -> str:
         return self.run([tool('nova-manage'), '--config-file',
@@ -154,8 +156,19 @@ class Deployment:
                                f'nova-drs-scheduler-{host}.log')) as handle:
             return handle.read()
 
-    def history_file(self, host: str) -> str:
-        return conf.history_file(os.path.dirname(self.scheduler_conf[host]))
+    def drs_store(self):
+        """The DRS database, read as ``nova-drs`` reads it."""
+        from oslo_config import cfg
+
+        from nova_drs_scheduler import conf as drs_conf
+        from nova_drs_scheduler.db import store
+
+        config = cfg.ConfigOpts()
+        drs_conf.register_opts(config)
+        config.register_opt(cfg.StrOpt('state_path'))
+        config(['--config-file', self.scheduler_conf['scheduler-a']],
+               project='nova')
+        return store.Store(config)
 
     rebalance_interval = conf.REBALANCE_INTERVAL
 

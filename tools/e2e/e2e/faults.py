@@ -1,6 +1,7 @@
 """The three faults, in priority order; each is a step of the run."""
 
 import collections
+import datetime
 import time
 
 from e2e import deploy
@@ -71,11 +72,21 @@ def scheduler_sigkill(sc) -> None:
     sc.check_servers_consistent('after fault 1')
 
 
+def _counters(sc, host: str, target: str, since: str) -> list:
+    """``target``'s counter in each period ``host`` led since ``since``
+    (a stored record keeps the hosts over their threshold: absent is 0)."""
+    return [next((h['counter'] for h in r['hosts'] if h['host'] == target),
+                 0)
+            for r in sc.history(host)
+            if r['time'] >= since and not r.get('skipped')]
+
+
 def two_schedulers(sc) -> None:
-    """Two rebalancers, one Redis lock: one acts; kill it, the other acts."""
+    """Two rebalancers, one Redis lock, one DRS database: one acts; kill
+    it, the other continues its counters and its recommendations."""
     report = sc.report
     report.step('Fault 2: two nova-drs-scheduler processes, one tooz lock '
-                '(Redis); kill the holder')
+                '(Redis), one DRS database (MariaDB); kill the holder')
     sc.model.cool_all()
     before = {h: len(sc.history(h)) for h in ('scheduler-a', 'scheduler-b')}
     sc.dep.start_scheduler('scheduler-b')
@@ -89,22 +100,62 @@ def two_schedulers(sc) -> None:
     report.check('both register as nova-scheduler and are up',
                  services.get('scheduler-a') == 'up'
                  and services.get('scheduler-b') == 'up', str(services))
+
+    # Moves of the pool left to an operator: the heated host stays over
+    # and its counter grows every period, across the failover.
+    sc.nova.set_aggregate_metadata(sc.aggregate['id'],
+                                   {'drs_automation': 'manual'})
+    since = sc.last_migration_id()
+    target = sc.target_host()
+    heated = datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None).isoformat()
+    sc.heat_host(target)
+    wait_for(lambda: _counters(sc, 'scheduler-a', target, heated),
+             lambda counters: counters and counters[-1] >= 3, 120)
     sc.dep.kill_scheduler('scheduler-a')
     sc.leader = 'scheduler-b'
     report.info('SIGKILL scheduler-a (the lock holder)')
-    since = sc.last_migration_id()
-    target = sc.target_host()
-    sc.heat_host(target)
+    led_by_a = _counters(sc, 'scheduler-a', target, heated)
+    led_by_b = wait_for(lambda: _counters(sc, 'scheduler-b', target, heated),
+                        bool, 120)
+    report.check('scheduler-b continues the counters (no reset on '
+                 'failover)', led_by_a and led_by_b and
+                 led_by_b[0] == led_by_a[-1] + 1,
+                 f'{target}: scheduler-a {led_by_a}, then scheduler-b '
+                 f'{led_by_b}')
+    rc, history = sc.drs_cli('history', '--limit', '1000',
+                             host='scheduler-b')
+    report.check("nova-drs history with scheduler-b's nova.conf shows "
+                 "scheduler-a's records", rc == 0 and any(
+                     r.get('scheduler') == 'scheduler-a'
+                     for r in history or []), f'rc {rc}')
+    rc, found = sc.drs_cli('recommendations', host='scheduler-b')
+    pending = [r for r in found or []
+               if r['state'] == 'pending' and r['source'] == target]
+    report.check(f'the move off {target} waits as one pending '
+                 'recommendation', rc == 0 and len(pending) == 1,
+                 str([(r['id'], r['state'], r['source'])
+                      for r in found or []]))
+    rc, approved = sc.drs_cli('apply', '--all', host='scheduler-b')
+    report.info(f'nova-drs apply --all: rc {rc}, {approved}')
     migrations = _cured(sc, since)
     moves = [mv for r in sc.history('scheduler-b')
              for mv in r.get('moves', [])]
-    report.check('scheduler-b took over and relieved the host',
-                 bool(migrations) and {m['instance_uuid'] for m in migrations}
+    report.check('scheduler-b started the approved move and relieved the '
+                 'host', bool(migrations) and {
+                     m['instance_uuid'] for m in migrations}
                  <= {mv['instance'] for mv in moves},
-                 f'{len(moves)} move(s) in scheduler-b\'s history')
+                 f'{len(moves)} move(s) in scheduler-b\'s records')
     report.check('its migrations completed, none repeated',
                  all(m['status'] == 'completed' for m in migrations)
                  and not _repeated(migrations))
+    rc, found = sc.drs_cli('recommendations', '--all', host='scheduler-b')
+    states = {r['id']: r['state'] for r in found or []}
+    report.check('the approved recommendation is completed',
+                 pending and states.get(pending[0]['id']) == 'completed',
+                 str(states))
+    sc.nova.set_aggregate_metadata(sc.aggregate['id'],
+                                   {'drs_automation': None})
     sc.check_servers_consistent('after fault 2')
 
 

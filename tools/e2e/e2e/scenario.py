@@ -2,7 +2,7 @@
 
 Every check reads the deployment from outside, as an operator would: the
 compute API (servers, /os-migrations), placement (allocations), the
-scheduler's history file, and the ``nova-drs`` command.
+DRS database the schedulers share, and the ``nova-drs`` command.
 """
 
 import json
@@ -13,7 +13,6 @@ from e2e import client
 from e2e import deploy
 from e2e import fakes
 from e2e import load
-from nova_drs_scheduler.rebalance import record
 
 THRESHOLD = 70.0          # aggregate metadata drs_cpu_threshold
 #: What a heated host's servers add up to: the host is at 80%, and moving
@@ -21,14 +20,6 @@ THRESHOLD = 70.0          # aggregate metadata drs_cpu_threshold
 HOT_HOST_TOTAL = 75.0
 DONE = {'completed', 'failed', 'error', 'cancelled', 'done'}
 LAYOUT = {'compute1': 4, 'compute2': 3, 'compute3': 3}
-
-
-def read_history(path: str) -> list:
-    """The scheduler's decision records, as ``nova-drs history`` reads them."""
-    try:
-        return record.read_file(path)
-    except FileNotFoundError:
-        return []
 
 
 def wait_for(fetch, done, timeout: float, interval: float = 2.0):
@@ -45,17 +36,18 @@ class Scenario:
         self.model = load.LoadModel(self.nova, dep, report)
         self.servers = []
         self.leader = 'scheduler-a'
+        self.store = dep.drs_store()
 
     # -- helpers ------------------------------------------------------------
 
     def history(self, host: str) -> list:
-        return read_history(self.dep.history_file(host))
+        """The decision records ``host`` stored as the leader."""
+        return [r for r in self.store.recent()
+                if r.get('scheduler') == host]
 
-    def latest_hosts(self, host: str) -> dict:
-        records = [r for r in self.history(host) if r.get('hosts')]
-        if not records:
-            return {}
-        return {h['host']: h for h in records[-1]['hosts']}
+    def latest_hosts(self) -> dict:
+        """Every host's window and verdict, as the leader last stored."""
+        return {row['host']: row for row in self.store.host_states()}
 
     def live_migrations(self, since_id: int = 0) -> list:
         return [m for m in self.nova.migrations()
@@ -65,8 +57,10 @@ class Scenario:
     def last_migration_id(self) -> int:
         return max([m['id'] for m in self.nova.migrations()] or [0])
 
-    def drs_cli(self, *args) -> tuple:
-        conf = self.dep.scheduler_conf[self.leader]
+    def drs_cli(self, *args, host=None) -> tuple:
+        """``nova-drs --json ARGS`` with ``host``'s nova.conf (default:
+        the leader's)."""
+        conf = self.dep.scheduler_conf[host or self.leader]
         result = subprocess.run(
             [deploy.tool('nova-drs'), '--json', *args, '--config-file',
              conf], capture_output=True, text=True, timeout=300)
@@ -142,7 +136,8 @@ class Scenario:
     def prepare(self) -> None:
         self.report.step('Flavor, DRS aggregate, 10 servers on 3 hosts')
         flavor = self.nova.create_flavor('drs.small', 1, 512, 1)
-        self.nova.create_aggregate('drs-pool', deploy.COMPUTES, {
+        self.aggregate = self.nova.create_aggregate('drs-pool',
+                                                    deploy.COMPUTES, {
             'drs_cpu_threshold': str(int(THRESHOLD))})
         self.report.info(f'aggregate drs-pool: {", ".join(deploy.COMPUTES)},'
                          f' drs_cpu_threshold={THRESHOLD:.0f}')
@@ -171,7 +166,7 @@ class Scenario:
 
         def seen():
             return {h: v['cpu_percent'] for h, v in
-                    self.latest_hosts(self.leader).items()}
+                    self.latest_hosts().items()}
 
         def close(got):
             # Nova stores cpu.percent as a fraction and reads it back into
@@ -216,7 +211,7 @@ class Scenario:
         moves = [mv for r in self.history(self.leader)
                  for mv in r.get('moves', [])]
         recorded = {mv['instance'] for mv in moves}
-        self.report.check('history_file records each migration',
+        self.report.check('the DRS database records each migration',
                           {m['instance_uuid'] for m in migrations}
                           <= recorded, f'{len(moves)} move(s) recorded')
         self.rebalanced = migrations

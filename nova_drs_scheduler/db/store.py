@@ -1,0 +1,317 @@
+"""Reads and writes of the DRS database, through oslo.db.
+
+One :class:`Store` per process and configuration: the scheduler's
+rebalancer writes (the leader only), ``nova-drs`` reads and approves.
+Every method is one short transaction, so a scheduler killed at any point
+leaves whole rows behind.  Errors are oslo.db's ``DBError`` subclasses;
+callers decide whether that skips a period or fails a command.
+"""
+
+import datetime
+import json
+
+import sqlalchemy as sa
+from oslo_db.sqlalchemy import enginefacade
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_drs_scheduler.conf import database as database_conf
+from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import tables
+from nova_drs_scheduler.rebalance import record
+
+LOG = logging.getLogger(__name__)
+
+#: Recommendation states; the first three are still open.
+PENDING, APPROVED, STARTED = 'pending', 'approved', 'started'
+COMPLETED, FAILED, DISMISSED, EXPIRED = (
+    'completed', 'failed', 'dismissed', 'expired')
+OPEN = (PENDING, APPROVED, STARTED)
+STATES = OPEN + (COMPLETED, FAILED, DISMISSED, EXPIRED)
+
+#: Move outcomes whose migration may still be running.
+UNFINISHED = ('starting', 'started')
+
+
+class NotFoundError(LookupError):
+    """No recommendation with that id."""
+
+
+class InvalidStateError(ValueError):
+    """The recommendation cannot make that transition."""
+
+
+class _Context:
+    """What enginefacade keeps its per-thread transaction state on."""
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _time(value: str | None) -> datetime.datetime:
+    return timeutils.normalize_time(timeutils.parse_isotime(value)) \
+        if value else timeutils.utcnow()
+
+
+class Store:
+    """The DRS database of one ``[drs_database]`` configuration."""
+
+    def __init__(self, conf):
+        self._ctx = enginefacade.transaction_context()
+        self._ctx.configure(**database_conf.settings(conf))
+
+    @property
+    def engine(self):
+        return self._ctx.writer.get_engine()
+
+    def _write(self):
+        return self._ctx.writer.connection.using(_Context())
+
+    def _read(self):
+        return self._ctx.reader.connection.using(_Context())
+
+    def check(self) -> None:
+        """Raise unless reachable and migrated (``nova-drs db sync``)."""
+        migration.check(self.engine)
+
+    def close(self) -> None:
+        self._ctx.dispose_pool()
+
+    # Windows and counters.
+
+    def save_windows(self, exported: dict, statuses: dict) -> None:
+        """Replace every host's row: window, counter, latest verdict."""
+        now = timeutils.utcnow()
+        rows = []
+        for host, data in exported.items():
+            status = statuses.get(host)
+            rows.append({
+                'host': host, 'counter': data['counter'],
+                'samples': _dumps(data['samples']),
+                'cpu_percent': getattr(status, 'cpu_percent', None),
+                'ram_percent': getattr(status, 'ram_percent', None),
+                'violated': bool(getattr(status, 'violated', False)),
+                'reason': getattr(status, 'reason', None),
+                'updated_at': now})
+        with self._write() as conn:
+            conn.execute(tables.host_state.delete())
+            if rows:
+                conn.execute(tables.host_state.insert(), rows)
+
+    def load_windows(self) -> dict:
+        """What :meth:`save_windows` stored, in ``MetricsWindows.export``
+        form."""
+        with self._read() as conn:
+            rows = conn.execute(sa.select(
+                tables.host_state.c.host, tables.host_state.c.counter,
+                tables.host_state.c.samples)).all()
+        return {row.host: {'counter': row.counter,
+                           'samples': json.loads(row.samples)}
+                for row in rows}
+
+    def host_states(self) -> list[dict]:
+        """Every host's stored row, by name."""
+        with self._read() as conn:
+            rows = conn.execute(sa.select(tables.host_state).order_by(
+                tables.host_state.c.host)).mappings().all()
+        return [dict(row, samples=json.loads(row['samples']))
+                for row in rows]
+
+    # Decision records.
+
+    def add(self, rec: dict) -> None:
+        """Store a period's record and its moves' current outcomes.
+
+        The hosts kept in the record are those over their threshold; every
+        host's verdict of the latest period is in ``drs_host_state``.
+        """
+        body = {key: value for key, value in rec.items()
+                if key not in ('windows', 'instance_hosts')}
+        body['hosts'] = [h for h in rec.get('hosts', ())
+                         if h.get('counter') or h.get('violated')]
+        now = timeutils.utcnow()
+        with self._write() as conn:
+            conn.execute(tables.records.insert().values(
+                id=rec['id'], created_at=_time(rec['time']),
+                automation=rec['automation'], skipped=rec.get('skipped'),
+                move_count=len(rec.get('moves', ())), body=_dumps(body)))
+            moves = [{'record_id': rec['id'], 'instance': move['instance'],
+                      'status': move['outcome']['status'],
+                      'outcome': _dumps(move['outcome']), 'updated_at': now}
+                     for move in rec.get('moves', ())]
+            if moves:
+                conn.execute(tables.moves.insert(), moves)
+
+    def set_outcome(self, record_id: str, instance: str,
+                    outcome: dict) -> bool:
+        """Record how a move ended (or started); False if not stored."""
+        outcome = dict(outcome, time=timeutils.utcnow().isoformat())
+        with self._write() as conn:
+            result = conn.execute(tables.moves.update().where(
+                tables.moves.c.record_id == record_id,
+                tables.moves.c.instance == instance).values(
+                status=outcome['status'], outcome=_dumps(outcome),
+                updated_at=timeutils.utcnow()))
+        if result.rowcount:
+            LOG.info('DRS move of %s (record %s): %s', instance, record_id,
+                     _dumps(outcome))
+        return bool(result.rowcount)
+
+    def get(self, record_id: str) -> dict | None:
+        found = self._records(tables.records.c.id == record_id)
+        return found[0] if found else None
+
+    def recent(self, limit: int | None = None,
+               moves_only: bool = False) -> list[dict]:
+        """The newest ``limit`` records, oldest first."""
+        where = tables.records.c.move_count > 0 if moves_only else sa.true()
+        return self._records(where, limit)
+
+    def count(self) -> int:
+        with self._read() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(
+                tables.records)).scalar_one()
+
+    def _records(self, where, limit=None) -> list[dict]:
+        query = sa.select(tables.records.c.id, tables.records.c.body).where(
+            where).order_by(tables.records.c.created_at.desc(),
+                            tables.records.c.id.desc())
+        if limit:
+            query = query.limit(limit)
+        with self._read() as conn:
+            rows = conn.execute(query).all()
+            ids = [row.id for row in rows]
+            outcomes = {}
+            if ids:
+                for move in conn.execute(sa.select(
+                        tables.moves.c.record_id, tables.moves.c.instance,
+                        tables.moves.c.outcome).where(
+                        tables.moves.c.record_id.in_(ids))):
+                    outcomes[move.record_id, move.instance] = json.loads(
+                        move.outcome)
+        found = []
+        for row in reversed(rows):
+            rec = json.loads(row.body)
+            for move in rec.get('moves', ()):
+                move['outcome'] = outcomes.get(
+                    (row.id, move['instance']), move.get('outcome'))
+            found.append(rec)
+        return found
+
+    def unfinished(self) -> list[tuple[str, str, dict, datetime.datetime]]:
+        """``(record id, instance, outcome, record time)`` of the moves
+        that were starting or started and have no end yet."""
+        query = sa.select(
+            tables.moves.c.record_id, tables.moves.c.instance,
+            tables.moves.c.outcome, tables.records.c.created_at).join(
+            tables.records).where(tables.moves.c.status.in_(UNFINISHED))
+        with self._read() as conn:
+            return [(row.record_id, row.instance, json.loads(row.outcome),
+                     row.created_at) for row in conn.execute(query)]
+
+    def purge(self, max_count: int, max_age: int) -> int:
+        """Delete records beyond ``max_count`` or older than ``max_age``
+        seconds, and ended recommendations older than that; returns the
+        number of records deleted."""
+        cutoff = timeutils.utcnow() - datetime.timedelta(seconds=max_age)
+        rec = tables.records
+        with self._write() as conn:
+            old = [row.id for row in conn.execute(
+                sa.select(rec.c.id).where(rec.c.created_at < cutoff))]
+            old += [row.id for row in conn.execute(
+                sa.select(rec.c.id).where(rec.c.created_at >= cutoff)
+                .order_by(rec.c.created_at.desc(), rec.c.id.desc())
+                .offset(max_count))]
+            for start in range(0, len(old), 500):
+                chunk = old[start:start + 500]
+                conn.execute(tables.moves.delete().where(
+                    tables.moves.c.record_id.in_(chunk)))
+                conn.execute(rec.delete().where(rec.c.id.in_(chunk)))
+            conn.execute(tables.recommendations.delete().where(
+                tables.recommendations.c.state.not_in(OPEN),
+                tables.recommendations.c.updated_at < cutoff))
+        return len(old)
+
+    def import_file(self, path: str, limit: int) -> int:
+        """Copy the newest ``limit`` records of an old ``history_file``,
+        and the windows of the newest, into an empty database; returns
+        how many records were copied."""
+        if self.count():
+            return 0
+        imported = record.read_file(path)[-limit:]
+        if imported and imported[-1].get('windows'):
+            self.save_windows(imported[-1]['windows'], {})
+        for rec in imported:
+            for move in rec.get('moves', ()):
+                move.setdefault('outcome', {'status': 'planned'})
+            self.add(rec)
+        return len(imported)
+
+    # Recommendations.
+
+    def recommend(self, record_id: str, move: dict) -> int:
+        """Open (or refresh) the instance's recommendation; its id."""
+        rows = tables.recommendations
+        now = timeutils.utcnow()
+        values = {'source': move['source'],
+                  'destination': move['destination'],
+                  'reason': move.get('reason', ''), 'record_id': record_id,
+                  'updated_at': now}
+        with self._write() as conn:
+            found = conn.execute(sa.select(rows.c.id, rows.c.state).where(
+                rows.c.instance == move['instance'],
+                rows.c.state.in_(OPEN))).first()
+            if found is None:
+                return conn.execute(rows.insert().values(
+                    instance=move['instance'], state=PENDING,
+                    created_at=now, **values)).inserted_primary_key[0]
+            if found.state == PENDING:
+                conn.execute(rows.update().where(
+                    rows.c.id == found.id).values(**values))
+            return found.id
+
+    def recommendations(self, states=None) -> list[dict]:
+        rows = tables.recommendations
+        query = sa.select(rows).order_by(rows.c.id)
+        if states:
+            query = query.where(rows.c.state.in_(states))
+        with self._read() as conn:
+            return [dict(row) for row in conn.execute(query).mappings()]
+
+    def transition(self, ident: int | None, to: str, allowed=(PENDING,),
+                   detail: str | None = None) -> list[int]:
+        """Move recommendation ``ident`` (None: every one in ``allowed``)
+        to state ``to``; returns the ids changed.  Raises
+        :class:`NotFoundError` or :class:`InvalidStateError` for one id."""
+        rows = tables.recommendations
+        with self._write() as conn:
+            if ident is not None:
+                found = conn.execute(sa.select(rows.c.state).where(
+                    rows.c.id == ident)).first()
+                if found is None:
+                    raise NotFoundError(f'no recommendation {ident}')
+                if found.state not in allowed:
+                    raise InvalidStateError(
+                        f'recommendation {ident} is {found.state}, not '
+                        f'{" or ".join(allowed)}')
+                ids = [ident]
+            else:
+                ids = [row.id for row in conn.execute(sa.select(
+                    rows.c.id).where(rows.c.state.in_(allowed)))]
+            if ids:
+                conn.execute(rows.update().where(
+                    rows.c.id.in_(ids), rows.c.state.in_(allowed)).values(
+                    state=to, detail=detail,
+                    updated_at=timeutils.utcnow()))
+        return ids
+
+    def close_started(self, instance: str, state: str,
+                      detail: str | None = None) -> None:
+        """End the instance's started recommendation, if it has one."""
+        rows = tables.recommendations
+        with self._write() as conn:
+            conn.execute(rows.update().where(
+                rows.c.instance == instance,
+                rows.c.state == STARTED).values(
+                state=state, detail=detail, updated_at=timeutils.utcnow()))

@@ -1,0 +1,67 @@
+"""The tables of the DRS database (SQLAlchemy Core).
+
+The Alembic migrations in ``migrations/versions`` create exactly these;
+a unit test compares them.  JSON payloads are text: they are read whole
+and never queried inside.
+"""
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+
+metadata = sa.MetaData()
+
+#: Large enough for a decision record of a few thousand hosts on MySQL.
+JSON_TEXT = sa.Text().with_variant(mysql.MEDIUMTEXT(), 'mysql')
+
+#: Per-host window and counter, replaced by the leader every period, with
+#: the host's latest verdict.
+host_state = sa.Table(
+    'drs_host_state', metadata,
+    sa.Column('host', sa.String(255), primary_key=True),
+    sa.Column('counter', sa.Integer, nullable=False),
+    sa.Column('samples', sa.Text, nullable=False),
+    sa.Column('cpu_percent', sa.Float),
+    sa.Column('ram_percent', sa.Float),
+    sa.Column('violated', sa.Boolean, nullable=False),
+    sa.Column('reason', sa.Text),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+)
+
+#: One decision record per period; the moves' outcomes are in drs_moves.
+records = sa.Table(
+    'drs_records', metadata,
+    sa.Column('id', sa.String(36), primary_key=True),
+    sa.Column('created_at', sa.DateTime, nullable=False, index=True),
+    sa.Column('automation', sa.String(16), nullable=False),
+    sa.Column('skipped', sa.Text),
+    sa.Column('move_count', sa.Integer, nullable=False),
+    sa.Column('body', JSON_TEXT, nullable=False),
+)
+
+#: One row per planned move, with its outcome (written before the move
+#: starts, updated when it ends).
+moves = sa.Table(
+    'drs_moves', metadata,
+    sa.Column('record_id', sa.String(36),
+              sa.ForeignKey('drs_records.id', ondelete='CASCADE'),
+              primary_key=True),
+    sa.Column('instance', sa.String(36), primary_key=True),
+    sa.Column('status', sa.String(32), nullable=False, index=True),
+    sa.Column('outcome', sa.Text, nullable=False),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+)
+
+#: Moves planned in ``manual`` automation, awaiting an operator.
+recommendations = sa.Table(
+    'drs_recommendations', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('instance', sa.String(36), nullable=False, index=True),
+    sa.Column('source', sa.String(255), nullable=False),
+    sa.Column('destination', sa.String(255), nullable=False),
+    sa.Column('reason', sa.Text, nullable=False),
+    sa.Column('state', sa.String(16), nullable=False, index=True),
+    sa.Column('detail', sa.Text),
+    sa.Column('record_id', sa.String(36)),
+    sa.Column('created_at', sa.DateTime, nullable=False),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+)

@@ -1,0 +1,118 @@
+"""The rebalancer's Prometheus metrics, for Grafana.
+
+Each :class:`Telemetry` has its own registry (several rebalancers may live
+in one test process); :meth:`Telemetry.serve` exposes it over HTTP with
+prometheus_client's server, which runs in a thread (a green thread under
+eventlet).  Host series come from the leader's periods: a process that is
+not the leader reports none, so summing over schedulers never counts a
+host twice.
+"""
+
+import prometheus_client
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+
+class Telemetry:
+
+    def __init__(self):
+        self.registry = prometheus_client.CollectorRegistry()
+        host = ['host']
+
+        def gauge(name, text, labels=()):
+            return prometheus_client.Gauge(
+                name, text, labels, registry=self.registry)
+
+        def counter(name, text, labels=()):
+            return prometheus_client.Counter(
+                name, text, labels, registry=self.registry)
+
+        self._cpu = gauge('nova_drs_host_cpu_percent',
+                          'Window average of the host\'s CPU, percent.',
+                          host)
+        self._ram = gauge('nova_drs_host_ram_percent',
+                          'Window average of the host\'s RAM, percent.',
+                          host)
+        self._counter = gauge(
+            'nova_drs_host_counter',
+            'Consecutive periods the host has been over its threshold.',
+            host)
+        self._violated = gauge(
+            'nova_drs_host_violated',
+            '1 when the host is violated (stabilization reached).', host)
+        self._threshold = gauge('nova_drs_host_cpu_threshold_percent',
+                                'The host\'s effective CPU threshold.', host)
+        self._ran = counter('nova_drs_periods_run',
+                            'Rebalance periods led by this process.')
+        self._skipped = counter(
+            'nova_drs_periods_skipped',
+            'Rebalance periods skipped, by reason (automation_off, '
+            'not_leader, metrics, database).', ['reason'])
+        self._moves = counter(
+            'nova_drs_moves',
+            'Moves by stage: planned, then started, completed, failed, '
+            'timed_out, unknown or not_started.', ['status'])
+        self._duration = prometheus_client.Histogram(
+            'nova_drs_period_duration_seconds',
+            'Wall time of a period led by this process.',
+            registry=self.registry,
+            buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120))
+        self._leader = gauge('nova_drs_leader',
+                             '1 while this process is the rebalancer.')
+        self.server = None
+
+    def serve(self, host: str, port: int) -> None:
+        """Serve the metrics on ``host:port`` (once per process)."""
+        if self.server is not None:
+            return
+        try:
+            self.server, _thread = prometheus_client.start_http_server(
+                port, host, registry=self.registry)
+        except OSError as exc:
+            LOG.warning('DRS metrics endpoint not served on %s:%s: %s',
+                        host, port, exc)
+            return
+        LOG.info('DRS metrics served on http://%s:%s/metrics', host, port)
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    def leader(self, is_leader: bool) -> None:
+        self._leader.set(1 if is_leader else 0)
+        if not is_leader:
+            self._clear_hosts()
+
+    def ran(self, seconds: float) -> None:
+        self._ran.inc()
+        self._duration.observe(seconds)
+
+    def skipped(self, reason: str) -> None:
+        self._skipped.labels(reason=reason).inc()
+
+    def moves(self, status: str, count: int) -> None:
+        if count:
+            self._moves.labels(status=status).inc(count)
+
+    def hosts(self, verdicts: list[dict]) -> None:
+        """Replace the host series by this period's verdicts."""
+        self._clear_hosts()
+        for verdict in verdicts:
+            name = verdict['host']
+            if verdict.get('cpu_percent') is not None:
+                self._cpu.labels(name).set(verdict['cpu_percent'])
+            if verdict.get('ram_percent') is not None:
+                self._ram.labels(name).set(verdict['ram_percent'])
+            if verdict.get('cpu_threshold') is not None:
+                self._threshold.labels(name).set(verdict['cpu_threshold'])
+            self._counter.labels(name).set(verdict.get('counter', 0))
+            self._violated.labels(name).set(
+                1 if verdict.get('violated') else 0)
+
+    def _clear_hosts(self) -> None:
+        for series in (self._cpu, self._ram, self._counter, self._violated,
+                       self._threshold):
+            series.clear()

@@ -1,0 +1,225 @@
+"""The DRS database on SQLite: schema, records, windows, recommendations."""
+
+import datetime
+import json
+import os
+
+import fixtures
+import testtools
+from alembic import autogenerate
+from alembic.runtime import migration as alembic_migration
+from oslo_config import cfg
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+
+from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.db import tables
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import record
+
+
+def make_conf(connection=None, state_path=None):
+    conf = cfg.ConfigOpts()
+    drs_conf.register_opts(conf)
+    conf.register_opt(cfg.StrOpt('state_path'))
+    conf([], project='nova-drs-test')
+    if connection:
+        conf.set_override('connection', connection, group='drs_database')
+    if state_path:
+        conf.set_override('state_path', state_path)
+    return conf
+
+
+def move(instance, source='h1', destination='h2'):
+    return {'instance': instance, 'source': source,
+            'destination': destination, 'reason': 'cpu',
+            'outcome': {'status': 'starting'}}
+
+
+class StoreTestBase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.dir = self.useFixture(fixtures.TempDir()).path
+        self.store = db_store.Store(make_conf(
+            'sqlite:///' + os.path.join(self.dir, 'drs.sqlite')))
+        self.addCleanup(self.store.close)
+        migration.sync(self.store.engine)
+
+    def record(self, *moves, when=None):
+        rec = record.new_record('automatic', model.PlannerConfig())
+        if when:
+            rec['time'] = when.isoformat()
+        rec['moves'] = [json.loads(json.dumps(m)) for m in moves]
+        rec['hosts'] = [{'host': 'h1', 'counter': 2, 'violated': True},
+                        {'host': 'h2', 'counter': 0, 'violated': False}]
+        self.store.add(rec)
+        return rec
+
+
+class MigrationTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.dir = self.useFixture(fixtures.TempDir()).path
+
+    def test_default_is_an_sqlite_file_under_state_path(self):
+        store = db_store.Store(make_conf(state_path=self.dir))
+        self.addCleanup(store.close)
+        self.assertIsNone(migration.version(store.engine))
+        error = self.assertRaises(migration.NotMigratedError, store.check)
+        self.assertIn('run "nova-drs db sync"', str(error))
+        self.assertEqual(migration.head(), migration.sync(store.engine))
+        store.check()
+        self.assertTrue(os.path.exists(os.path.join(self.dir,
+                                                    'nova_drs.sqlite')))
+
+    def test_migrations_create_exactly_the_tables_the_code_uses(self):
+        store = db_store.Store(make_conf(state_path=self.dir))
+        self.addCleanup(store.close)
+        migration.sync(store.engine)
+        with store.engine.connect() as connection:
+            diff = autogenerate.compare_metadata(
+                alembic_migration.MigrationContext.configure(connection),
+                tables.metadata)
+        self.assertEqual([], diff)
+
+    def test_unreachable_database_is_a_db_error(self):
+        store = db_store.Store(make_conf(
+            'sqlite:///' + os.path.join(self.dir, 'missing', 'x.sqlite')))
+        self.addCleanup(store.close)
+        self.assertRaises(db_exc.DBError, store.check)
+
+    def test_deprecated_database_aliases_are_not_read(self):
+        # Nova's [DEFAULT] sql_connection must never become ours.
+        conf = make_conf()
+        conf.register_opt(cfg.StrOpt('sql_connection'))
+        for opt in conf._groups['drs_database']._opts.values():
+            self.assertEqual([], opt['opt'].deprecated_opts)
+
+
+class RecordsTest(StoreTestBase):
+
+    def test_record_and_outcomes_round_trip(self):
+        rec = self.record(move('i1'), move('i2', 'h1', 'h3'))
+        self.assertTrue(self.store.set_outcome(
+            rec['id'], 'i1', {'status': 'started', 'migration': 'm1'}))
+        self.assertFalse(self.store.set_outcome(
+            rec['id'], 'nope', {'status': 'completed'}))
+        got = self.store.get(rec['id'])
+        self.assertEqual(['started', 'starting'],
+                         [m['outcome']['status'] for m in got['moves']])
+        # Only hosts over their threshold stay in the stored record.
+        self.assertEqual(['h1'], [h['host'] for h in got['hosts']])
+        unfinished = sorted(self.store.unfinished())
+        self.assertEqual([(rec['id'], 'i1'), (rec['id'], 'i2')],
+                         [(r, i) for r, i, _o, _t in unfinished])
+        self.assertEqual('m1', unfinished[0][2]['migration'])
+        self.store.set_outcome(rec['id'], 'i1', {'status': 'completed'})
+        self.store.set_outcome(rec['id'], 'i2', {'status': 'failed'})
+        self.assertEqual([], self.store.unfinished())
+
+    def test_recent_is_newest_last_and_can_keep_moves_only(self):
+        now = timeutils.utcnow()
+        recs = [self.record(*(move(f'i{n}'),) if n % 2 else (),
+                            when=now + datetime.timedelta(seconds=n))
+                for n in range(5)]
+        self.assertEqual([r['id'] for r in recs[2:]],
+                         [r['id'] for r in self.store.recent(3)])
+        self.assertEqual([recs[1]['id'], recs[3]['id']],
+                         [r['id'] for r in self.store.recent(
+                             moves_only=True)])
+
+    def test_purge_by_count_and_by_age(self):
+        now = timeutils.utcnow()
+        old = self.record(move('i0'), when=now - datetime.timedelta(days=9))
+        recs = [self.record(move(f'i{n}'),
+                            when=now + datetime.timedelta(seconds=n))
+                for n in range(1, 5)]
+        self.assertEqual(2, self.store.purge(max_count=3, max_age=86400))
+        self.assertEqual([r['id'] for r in recs[1:]],
+                         [r['id'] for r in self.store.recent()])
+        self.assertIsNone(self.store.get(old['id']))
+        self.assertEqual(3, len(self.store.unfinished()))
+
+    def test_history_file_is_imported_once_with_its_windows(self):
+        path = os.path.join(self.dir, 'history.jsonl')
+        recs = []
+        for n in range(3):
+            rec = record.new_record('automatic', model.PlannerConfig())
+            rec['moves'] = [dict(move(f'i{n}'), outcome={
+                'status': 'completed'})]
+            rec['windows'] = {'h1': {'counter': n, 'samples': [
+                [1.0, 90.0, None]]}}
+            recs.append(rec)
+        with open(path, 'w') as handle:
+            handle.writelines(json.dumps(r) + '\n' for r in recs)
+        self.assertEqual(2, self.store.import_file(path, limit=2))
+        self.assertEqual([r['id'] for r in recs[1:]],
+                         [r['id'] for r in self.store.recent()])
+        self.assertEqual(2, self.store.load_windows()['h1']['counter'])
+        self.assertEqual(0, self.store.import_file(path, limit=2))
+
+
+class WindowsTest(StoreTestBase):
+
+    def test_a_new_reader_continues_the_counters(self):
+        windows = metrics.MetricsWindows(2, 3, 180, 80.0, 90.0)
+        for now in (100.0, 160.0):
+            statuses = windows.update(now, {
+                'h1': metrics.HostSample(now, 95.0, 50.0),
+                'h2': metrics.HostSample(now, 20.0)})
+        self.store.save_windows(windows.export(), statuses)
+        other = metrics.MetricsWindows(2, 3, 180, 80.0, 90.0)
+        other.restore(self.store.load_windows())
+        third = other.update(220.0, {'h1': metrics.HostSample(220.0, 95.0),
+                                     'h2': metrics.HostSample(220.0, 20.0)})
+        self.assertEqual(3, third['h1'].counter)
+        self.assertTrue(third['h1'].violated)
+        rows = {r['host']: r for r in self.store.host_states()}
+        self.assertEqual((2, 95.0), (rows['h1']['counter'],
+                                     rows['h1']['cpu_percent']))
+        self.assertIn('over for 2 periods', rows['h1']['reason'])
+        self.store.save_windows({}, {})
+        self.assertEqual({}, self.store.load_windows())
+
+
+class RecommendationsTest(StoreTestBase):
+
+    def test_one_open_recommendation_per_instance(self):
+        first = self.store.recommend('r1', move('i1'))
+        again = self.store.recommend('r2', move('i1', 'h1', 'h3'))
+        self.assertEqual(first, again)
+        [rec] = self.store.recommendations()
+        self.assertEqual(('pending', 'h3', 'r2'),
+                         (rec['state'], rec['destination'],
+                          rec['record_id']))
+
+    def test_transitions(self):
+        one = self.store.recommend('r', move('i1'))
+        two = self.store.recommend('r', move('i2'))
+        three = self.store.recommend('r', move('i3'))
+        self.assertEqual([one], self.store.transition(
+            one, db_store.APPROVED))
+        self.assertRaises(db_store.InvalidStateError, self.store.transition,
+                          one, db_store.APPROVED)
+        self.assertRaises(db_store.NotFoundError, self.store.transition,
+                          99, db_store.APPROVED)
+        self.store.transition(two, db_store.DISMISSED,
+                              (db_store.PENDING, db_store.APPROVED))
+        self.assertEqual([three], self.store.transition(
+            None, db_store.APPROVED))
+        self.store.transition(one, db_store.STARTED, (db_store.APPROVED,))
+        self.store.close_started('i1', db_store.COMPLETED)
+        states = {r['instance']: r['state']
+                  for r in self.store.recommendations()}
+        self.assertEqual({'i1': 'completed', 'i2': 'dismissed',
+                          'i3': 'approved'}, states)
+        # Ended ones do not block a new recommendation for the instance.
+        self.assertNotEqual(one, self.store.recommend('r', move('i1')))
+        self.assertEqual(['i1', 'i3'], sorted(
+            r['instance'] for r in self.store.recommendations(
+                db_store.OPEN)))
