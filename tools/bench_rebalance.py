@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
 """Rebalancing benchmark: quality side by side, then planning-time scaling.
 
-1. Quality: ``nova-drs-simulate --all-strategies`` on a seeded synthetic
-   PlanetLab-like day (or ``--trace FILE``), cluster sized for 60 % mean
-   CPU.  Needs python-watcher for its two strategies: run it with
-   ``tox -e bench-rebalance`` (``--strategies`` narrows the list).
-2. Scale: our policies' planning time per period at 100, 300 and 1000
-   hosts with 20 VMs per host (20000 VMs at 1000 hosts), on hosts small
-   enough for those VMs to load them to about 60 %.
+1. Quality: one trace (``--trace FILE``, or a seeded synthetic ``--shape``,
+   either with ``--bursts``), replayed for every seed of ``--seeds`` under
+   ``none``, our policies and Watcher's two strategies: each at its default
+   averaging periods and at the trace's granularity (60 s), and with
+   ``--grid full`` over a small grid of Watcher's own parameters.  The
+   table gives each row's mean ± standard deviation over the seeds, then
+   checks ``balanced`` against the best Watcher row (fewest overloaded
+   host-periods).  Needs python-watcher: run it with
+   ``tox -e bench-rebalance``.
+2. Scale: our policies' input-building and decision time per period at
+   100, 300 and 1000 hosts with 20 VMs per host (20000 VMs at 1000 hosts),
+   on hosts small enough for those VMs to load them to about 60 %.
 
 Every table is printed as Markdown and written under ``--output-dir``.
 """
 
 import argparse
+import concurrent.futures
+import dataclasses
 import functools
 import json
 import os
+import statistics
 import sys
 
 from nova_drs_scheduler.rebalance import metrics
@@ -25,18 +33,194 @@ from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces
+from nova_drs_scheduler.simulate import watcher_adapter
 
 #: 20 VMs of the default flavor mix use about 6 cores: 10-CPU hosts run
 #: them at about 60 %.
 SCALE_HOST_VCPUS = 10
 SCALE_HOST_RAM_MB = 128 * 1024
 
+WB, WS = watcher_adapter.WATCHER_STRATEGIES
+#: Seconds per sample of the traces (the simulator's period).
+GRANULARITY = 60
+#: Watcher's own grid: workload_balance thresholds (percent) and
+#: workload_stabilization CPU thresholds (normalised std-dev) and retry
+#: counts.  Defaults are in it; 80 is our ``cpu_threshold``.
+WB_THRESHOLDS = (70.0, 75.0, 80.0)
+WS_THRESHOLDS = (0.05, 0.1, 0.2)
+WS_RETRIES = (1, 5)
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """One Watcher row: a strategy and the parameters it runs with."""
+
+    label: str
+    kind: str
+    parameters: tuple
+    default: bool = False
+
+
+def _wb(period: int, threshold: float, default: bool = False) -> Variant:
+    return Variant(f'WB period {period} s, threshold {threshold:g}'
+                   + (' (default)' if default else ''), WB,
+                   (('period', period), ('granularity', min(period, 300)),
+                    ('threshold', threshold)), default)
+
+
+def _ws(periods: tuple, threshold: float, retries: int,
+        default: bool = False) -> Variant:
+    instance, node = periods
+    when = f'{instance} s' if instance == node else f'{instance}/{node} s'
+    return Variant(f'WS period {when}, threshold {threshold:g}, retry '
+                   f'{retries}' + (' (default)' if default else ''), WS,
+                   (('periods', {'instance': instance, 'compute_node': node,
+                                 'node': 0}),
+                    ('granularity', min(instance, 300)),
+                    ('thresholds', {'instance_cpu_usage': threshold,
+                                    'instance_ram_usage': 0.1}),
+                    ('retry_count', retries)), default)
+
+
+def watcher_variants(grid: str, threshold: float) -> list:
+    """Watcher's rows: defaults (WB's threshold at ours, ``threshold``:
+    at its own 25 % it plans nothing on a 60 % cluster), the same at 60 s
+    averaging, then for ``grid == 'full'`` the parameter grid."""
+    rows = [_wb(300, threshold, True), _wb(GRANULARITY, threshold),
+            _ws((720, 600), 0.1, 1, True),
+            _ws((GRANULARITY, GRANULARITY), 0.1, 1)]
+    if grid == 'full':
+        for period in (300, GRANULARITY):
+            rows += [_wb(period, t) for t in WB_THRESHOLDS if t != threshold]
+        rows += [_ws((GRANULARITY, GRANULARITY), t, r)
+                 for t in WS_THRESHOLDS for r in WS_RETRIES
+                 if (t, r) != (0.1, 1)]
+    return rows
+
+
+@functools.cache
+def _setup(argv: tuple) -> cli.Setup:
+    """A run's trace and cluster, built once per worker process."""
+    return cli.prepare(cli.parser().parse_args(list(argv)))
+
+
+def _one(argv: tuple, seed: int, row) -> dict:
+    """One strategy on one seed: its summary row."""
+    setup = _setup(argv)
+    if isinstance(row, Variant):
+        strategy = watcher_adapter.WatcherStrategy(
+            row.kind, dict(row.parameters), seed, row.label)
+    else:
+        strategy = strategies.build(row, setup.config, seed, {})
+    result = engine.run(setup.trace, setup.vms, setup.spec, strategy,
+                        setup.settings)
+    return dict(strategy=strategy.name, seed=seed, hosts=setup.hosts,
+                mean_load=round(result.mean_load, 1),
+                watcher=isinstance(row, Variant),
+                default=getattr(row, 'default', False),
+                **result.card.summary())
+
+
+MEAN_KEYS = ('overloaded_host_periods', 'migrations', 'gb_moved',
+             'ping_pongs', 'worst_overload_percent', 'failed_migrations',
+             'input_ms_mean', 'plan_ms_mean', 'total_ms_p95')
+
+
+def _spread(values: list) -> tuple:
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def aggregate(runs: list) -> list:
+    """One row per strategy, in first-seen order: mean and standard
+    deviation of every :data:`MEAN_KEYS` column over the seeds, and the
+    per-seed values."""
+    order = list(dict.fromkeys(r['strategy'] for r in runs))
+    rows = []
+    for name in order:
+        mine = sorted((r for r in runs if r['strategy'] == name),
+                      key=lambda r: r['seed'])
+        row = {'strategy': name, 'watcher': mine[0]['watcher'],
+               'default': mine[0]['default'],
+               'seeds': [r['seed'] for r in mine]}
+        for key in MEAN_KEYS:
+            values = [r[key] for r in mine]
+            row[key] = _spread(values)
+            row[f'{key}_per_seed'] = values
+        rows.append(row)
+    return rows
+
+
+def verdict(rows: list) -> dict:
+    """``balanced`` against the best Watcher row and against ``none``."""
+    by_name = {r['strategy']: r for r in rows}
+    ours, none = by_name.get('balanced'), by_name.get('none')
+    watcher = [r for r in rows if r['watcher']]
+    if not ours or not watcher:
+        return {}
+    best = min(watcher, key=lambda r: (r['overloaded_host_periods'][0],
+                                       r['migrations'][0], r['strategy']))
+    mean = {k: (ours[k][0], best[k][0]) for k in MEAN_KEYS}
+    checks = {
+        'fewer overloaded host-periods than the best Watcher row':
+            mean['overloaded_host_periods'][0]
+            < mean['overloaded_host_periods'][1],
+        'no more migrations than it':
+            mean['migrations'][0] <= mean['migrations'][1],
+        'no more GB moved than it': mean['gb_moved'][0] <= mean['gb_moved'][1],
+        'zero ping-pongs on every seed':
+            not any(ours['ping_pongs_per_seed']),
+    }
+    if none:
+        checks['worst overload no higher than none on every seed'] = all(
+            o <= n for o, n in zip(ours['worst_overload_percent_per_seed'],
+                                   none['worst_overload_percent_per_seed'],
+                                   strict=True))
+        checks['overloaded host-periods no more than none on every seed'] = (
+            all(o <= n for o, n in zip(
+                ours['overloaded_host_periods_per_seed'],
+                none['overloaded_host_periods_per_seed'], strict=True)))
+    return {'best_watcher': best['strategy'], 'checks': checks}
+
+
+def _cell(pair: tuple, digits: int) -> str:
+    mean, spread = pair
+    return f'{mean:.{digits}f} ± {spread:.{digits}f}'
+
+
+COLUMNS = (('overloaded_host_periods', 'overloaded host-periods', 0),
+           ('migrations', 'migrations', 1), ('gb_moved', 'GB moved', 0),
+           ('ping_pongs', 'ping-pongs', 1),
+           ('worst_overload_percent', 'worst overload %', 1),
+           ('input_ms_mean', 'input ms', 2),
+           ('plan_ms_mean', 'decision ms', 2),
+           ('total_ms_p95', 'input+decision ms p95', 1))
+
+
+def quality_markdown(rows: list, result: dict) -> str:
+    best = result.get('best_watcher')
+    lines = ['| strategy | ' + ' | '.join(t for _, t, _ in COLUMNS) + ' |',
+             '|---|' + '---|' * len(COLUMNS)]
+    for row in rows:
+        name = row['strategy']
+        if name == best:
+            name = f'**best Watcher: {name}**'
+        elif name == 'balanced':
+            name = '**balanced**'
+        lines.append(f'| {name} | ' + ' | '.join(
+            _cell(row[k], d) for k, _, d in COLUMNS) + ' |')
+    if result:
+        lines.append('')
+        lines += [f'- {"yes" if ok else "**NO**"}: balanced has {text}'
+                  for text, ok in result['checks'].items()]
+    return '\n'.join(lines)
+
 
 def _scale(host_counts, vms_per_host: int, steps: int, names,
            seed: int) -> list:
     config = model.PlannerConfig()
     windows = functools.partial(
-        metrics.MetricsWindows, 3, config.stabilization, 180,
+        metrics.MetricsWindows, 1, config.stabilization, 180,
         config.cpu_threshold, config.ram_threshold)
     settings = engine.Settings(config, windows, interval=60)
     rows = []
@@ -51,33 +235,19 @@ def _scale(host_counts, vms_per_host: int, steps: int, names,
             result = engine.run(trace, vms, spec,
                                 strategies.build(name, config, seed, {}),
                                 settings)
-            summary = result.card.summary()
+            card = result.card
+            summary = card.summary()
             rows.append({
                 'hosts': hosts, 'vms': len(vms), 'strategy': name,
                 'mean_load': round(result.mean_load, 1),
-                'periods': len(result.card.plan_seconds),
+                'periods': len(card.plan_seconds),
                 'migrations': summary['migrations'],
+                'input_ms_mean': summary['input_ms_mean'],
                 'plan_ms_mean': summary['plan_ms_mean'],
                 'plan_ms_p95': summary['plan_ms_p95'],
-                'plan_ms_max': round(1000 * max(result.card.plan_seconds),
-                                     3)})
+                'plan_ms_max': round(1000 * max(card.plan_seconds), 3),
+                'total_ms_p95': summary['total_ms_p95']})
             print(f'scale: {rows[-1]}', flush=True)
-    return rows
-
-
-def _across_seeds(documents: list) -> list:
-    """One row per strategy: each seed's value, then their sum."""
-    keys = ('overloaded_host_periods', 'migrations', 'gb_moved',
-            'ping_pongs', 'failed_migrations')
-    rows = []
-    for index, result in enumerate(documents[0]['results']):
-        runs = [d['results'][index] for d in documents]
-        row = {'strategy': result['strategy']}
-        for key in keys:
-            values = [r[key] for r in runs]
-            row[key] = (' / '.join(str(v) for v in values)
-                        + f' (sum {round(sum(values), 1)})')
-        rows.append(row)
     return rows
 
 
@@ -90,18 +260,107 @@ def _markdown(rows: list) -> str:
     return '\n'.join(lines)
 
 
+def _simulate_argv(args, seed: int) -> tuple:
+    argv = ['--seed', str(seed), '--vms', str(args.vms), '--shape',
+            args.shape]
+    argv += ['--trace', args.trace] if args.trace else []
+    argv += ['--bursts'] if args.bursts else []
+    for path in args.config_file:
+        argv += ['--config-file', path]
+    return tuple(argv)
+
+
+def _reused(paths: list, args) -> list:
+    """Watcher's runs from earlier invocations on the same trace (their
+    ``quality.json``): a change to our policy cannot affect them, so they
+    need not be recomputed.  The trace must match."""
+    runs = []
+    for path in paths:
+        with open(path) as stream:
+            document = json.load(stream)
+        seeds = [int(s) for s in args.seeds.split(',')]
+        expected = cli.describe(cli.parser().parse_args(
+            list(_simulate_argv(args, document['seeds'][0]))))
+        if document['source'] != expected:
+            raise SystemExit(f'{path}: runs of {document["source"]!r}, not '
+                             f'{expected!r}')
+        runs += [r for r in document['runs']
+                 if r['watcher'] and r['seed'] in seeds]
+    return runs
+
+
+def quality(args) -> int:
+    seeds = [int(s) for s in args.seeds.split(',')]
+    names = [n.strip() for n in args.strategies.split(',') if n.strip()]
+    ours = [n for n in names if not n.startswith('watcher')]
+    threshold = model.PlannerConfig().cpu_threshold
+    rows = ours + (watcher_variants(args.grid, threshold)
+                   if 'watcher' in names else [])
+    runs = _reused(args.reuse, args)
+    done = {(r['seed'], r['strategy']) for r in runs}
+    tasks = [(_simulate_argv(args, seed), seed, row)
+             for seed in seeds for row in rows
+             if (seed, getattr(row, 'label', row)) not in done]
+    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+        for run in pool.map(_one, *zip(*tasks, strict=True)) if tasks else ():
+            print(f"seed {run['seed']}: {run['strategy']}: "
+                  f"{run['overloaded_host_periods']} overloaded host-periods,"
+                  f" {run['migrations']} migrations, {run['gb_moved']} GB, "
+                  f"{run['ping_pongs']} ping-pongs, worst "
+                  f"{run['worst_overload_percent']} %", flush=True)
+            runs.append(run)
+    table = aggregate(runs)
+    result = verdict(table)
+    hosts = sorted({r['hosts'] for r in runs})
+    loads = sorted({r['mean_load'] for r in runs})
+    source = cli.describe(cli.parser().parse_args(
+        list(_simulate_argv(args, seeds[0]))))
+    print(f'\n{source.replace(f" (seed {seeds[0]})", "")}, seeds '
+          f'{", ".join(map(str, seeds))}: {hosts[0]}-{hosts[-1]} hosts, '
+          f'mean host CPU {loads[0]}-{loads[-1]} %; mean ± standard '
+          f'deviation over the seeds')
+    print(quality_markdown(table, result))
+    os.makedirs(args.output_dir, exist_ok=True)
+    path = os.path.join(args.output_dir, 'quality.json')
+    with open(path, 'w') as stream:
+        json.dump({'source': source, 'seeds': seeds, 'runs': runs,
+                   'rows': table, 'verdict': result}, stream, indent=1)
+    print(f'wrote {path}')
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--trace', help='Trace file for the quality run.')
-    parser.add_argument('--strategies', default=','.join(strategies.ALL))
-    parser.add_argument('--seeds', default='1',
-                        help='Comma-separated seeds of the quality run (the '
-                             'synthetic trace, flavors and placement); '
-                             'several show how much a ranking depends on '
-                             'the initial placement.')
+    parser.add_argument('--shape', choices=traces.SHAPES,
+                        default='planetlab',
+                        help='Shape of the synthetic trace (without '
+                             '--trace).')
+    parser.add_argument('--bursts', action='store_true',
+                        help='Add 1-3 minute bursts at 60 s steps.')
+    parser.add_argument('--strategies', default='none,balanced,watcher',
+                        help='Ours by name; "watcher" adds every Watcher '
+                             'row of --grid.')
+    parser.add_argument('--grid', choices=('defaults', 'full'),
+                        default='full',
+                        help='Watcher rows: its defaults and 60 s periods '
+                             'only, or also its parameter grid.')
+    parser.add_argument('--seeds', default='1,2,3',
+                        help='Comma-separated seeds (the synthetic trace '
+                             'and bursts, flavors and placement).')
     parser.add_argument('--vms', type=int, default=1052,
                         help='VMs of the synthetic quality trace (as many '
                              'as PlanetLab 20110303 by default).')
+    parser.add_argument('--config-file', action='append', default=[],
+                        help='[drs] options of our policies.')
+    parser.add_argument('--reuse', action='append', default=[],
+                        metavar='QUALITY_JSON',
+                        help='Take Watcher\'s runs from an earlier '
+                             'quality.json of the same trace instead of '
+                             'rerunning them (they do not depend on our '
+                             'options).')
+    parser.add_argument('--jobs', type=int, default=1,
+                        help='Runs in parallel (each is one process).')
     parser.add_argument('--scale-hosts', default='100,300,1000')
     parser.add_argument('--vms-per-host', type=int, default=20)
     parser.add_argument('--scale-steps', type=int, default=6,
@@ -111,27 +370,15 @@ def main(argv=None) -> int:
     parser.add_argument('--skip-scale', action='store_true')
     parser.add_argument('--output-dir', default='bench-output/rebalance')
     args = parser.parse_args(argv)
-    seeds = [int(s) for s in args.seeds.split(',')]
     if not args.skip_quality:
-        documents = []
-        for seed in seeds:
-            directory = os.path.join(args.output_dir, f'seed-{seed}')
-            quality = ['--strategies', args.strategies, '--seed', str(seed),
-                       '--output-dir', directory]
-            quality += (['--trace', args.trace] if args.trace
-                        else ['--vms', str(args.vms)])
-            code = cli.main(quality)
-            if code:
-                return code
-            with open(os.path.join(directory, 'rebalance.json')) as stream:
-                documents.append(json.load(stream))
-        if len(seeds) > 1:
-            print(f'Per seed ({", ".join(map(str, seeds))}), then summed:')
-            print(_markdown(_across_seeds(documents)))
+        code = quality(args)
+        if code:
+            return code
     if not args.skip_scale:
         rows = _scale([int(h) for h in args.scale_hosts.split(',')],
                       args.vms_per_host, args.scale_steps,
-                      strategies.PLANNER_POLICIES, seeds[0])
+                      strategies.PLANNER_POLICIES,
+                      int(args.seeds.split(',')[0]))
         print(_markdown(rows))
         os.makedirs(args.output_dir, exist_ok=True)
         path = os.path.join(args.output_dir, 'scale.json')

@@ -43,6 +43,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument('--seed', type=int, default=1,
                         help='Seeds the synthetic trace, flavors and '
                              'placement.')
+    source.add_argument('--shape', choices=traces.SHAPES,
+                        default='planetlab',
+                        help='Shape of the synthetic trace: independent '
+                             'daily phases, a midday peak shared by every '
+                             'VM, or four staggered peaks.')
+    source.add_argument('--bursts', action='store_true',
+                        help='Replay the trace at 60 s steps with 1-3 '
+                             'minute bursts added (seeded by --seed).')
     model = parser.add_argument_group('cluster')
     size = model.add_mutually_exclusive_group()
     size.add_argument('--hosts', type=int)
@@ -102,51 +110,80 @@ def _drs(config_files: list) -> cfg.ConfigOpts:
 def _trace(args) -> traces.Trace:
     if args.trace:
         trace = traces.load(args.trace, args.trace_format, args.step_seconds)
-        return trace.head(args.steps) if args.steps else trace
-    return traces.synthetic(args.vms, args.steps or 288, args.seed,
-                            args.step_seconds)
+        trace = trace.head(args.steps) if args.steps else trace
+    else:
+        trace = traces.synthetic(args.vms, args.steps or 288, args.seed,
+                                 args.step_seconds, args.shape)
+    return traces.with_bursts(trace, args.seed) if args.bursts else trace
+
+
+@dataclasses.dataclass
+class Setup:
+    """One run's trace, cluster and ``[drs]`` settings, before strategies."""
+
+    trace: traces.Trace
+    vms: list
+    spec: cluster.ClusterSpec
+    config: object
+    settings: engine.Settings
+
+    @property
+    def hosts(self) -> int:
+        return self.spec.hosts
+
+
+def prepare(args) -> Setup:
+    """The trace, cluster and settings described by parsed ``args``.
+
+    Raises the errors :func:`run` reports (bad trace, options or config).
+    """
+    conf = _drs(args.config_file)
+    trace = _trace(args)
+    config = rebalance_conf.planner_config(conf)
+    vms = cluster.assign_flavors(trace.names, args.flavors, args.seed)
+    hosts = args.hosts or cluster.hosts_for_load(
+        vms, trace, args.target_load, args.host_vcpus)
+    spec = cluster.ClusterSpec(
+        hosts=hosts, host_vcpus=args.host_vcpus,
+        host_memory_mb=args.host_ram_mb,
+        cpu_allocation_ratio=args.cpu_allocation_ratio,
+        ram_allocation_ratio=args.ram_allocation_ratio,
+        bandwidth_mbps=args.bandwidth_mbps, placement=args.placement,
+        seed=args.seed)
+    interval = conf.drs.rebalance_interval
+    settings = engine.Settings(
+        config=config,
+        windows=functools.partial(rebalance_conf.metrics_windows, conf),
+        interval=interval, cooldown=conf.drs.instance_cooldown,
+        no_return=conf.drs.no_return_time,
+        ping_pong_periods=(args.ping_pong_periods
+                           or max(1, 3 * 3600 // interval)))
+    return Setup(trace, vms, spec, config, settings)
 
 
 def run(args) -> int:
     """Run the simulation described by parsed ``args``; the exit code."""
     try:
-        conf = _drs(args.config_file)
-        trace = _trace(args)
-        config = rebalance_conf.planner_config(conf)
+        setup = prepare(args)
+        trace, spec, settings = setup.trace, setup.spec, setup.settings
+        config, hosts = setup.config, setup.hosts
+        interval = settings.interval
         names = (strategies.ALL if args.all_strategies
                  else [n.strip() for n in args.strategies.split(',')
                        if n.strip()])
         if not names:
             raise ValueError('no strategy to run')
-        vms = cluster.assign_flavors(trace.names, args.flavors, args.seed)
-        hosts = args.hosts or cluster.hosts_for_load(
-            vms, trace, args.target_load, args.host_vcpus)
-        spec = cluster.ClusterSpec(
-            hosts=hosts, host_vcpus=args.host_vcpus,
-            host_memory_mb=args.host_ram_mb,
-            cpu_allocation_ratio=args.cpu_allocation_ratio,
-            ram_allocation_ratio=args.ram_allocation_ratio,
-            bandwidth_mbps=args.bandwidth_mbps, placement=args.placement,
-            seed=args.seed)
-        interval = conf.drs.rebalance_interval
-        settings = engine.Settings(
-            config=config,
-            windows=functools.partial(rebalance_conf.metrics_windows, conf),
-            interval=interval, cooldown=conf.drs.instance_cooldown,
-            no_return=conf.drs.no_return_time,
-            ping_pong_periods=(args.ping_pong_periods
-                               or max(1, 3 * 3600 // interval)))
         threshold = args.watcher_threshold or config.cpu_threshold
         watcher = {'workload_balance': {'threshold': threshold}}
         chosen = [strategies.build(n, config, args.seed, watcher)
                   for n in names]
-        results = [engine.run(trace, vms, spec, s, settings)
+        results = [engine.run(trace, setup.vms, spec, s, settings)
                    for s in chosen]
     except (traces.TraceError, ValueError, cfg.Error,
             watcher_adapter.WatcherMissingError) as exc:
         print(f'nova-drs simulate: {exc}', file=sys.stderr)
         return 2
-    source = args.trace or f'synthetic (seed {args.seed})'
+    source = describe(args)
     parameters = {
         'title': f'{source}: {len(trace.names)} VMs, {hosts} hosts',
         'trace': source, 'vms': len(trace.names), 'steps': len(trace.steps),
@@ -168,11 +205,22 @@ def run(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog='nova-drs-simulate',
+def describe(args) -> str:
+    """The trace in words, for titles and reports."""
+    source = args.trace or f'synthetic {args.shape} (seed {args.seed})'
+    return f'{source} with bursts' if args.bursts else source
+
+
+def parser() -> argparse.ArgumentParser:
+    """``nova-drs-simulate``'s argument parser."""
+    parsed = argparse.ArgumentParser(prog='nova-drs-simulate',
                                      description=__doc__)
-    _arguments(parser)
-    return run(parser.parse_args(argv))
+    _arguments(parsed)
+    return parsed
+
+
+def main(argv=None) -> int:
+    return run(parser().parse_args(argv))
 
 
 if __name__ == '__main__':

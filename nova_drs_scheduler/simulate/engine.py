@@ -74,13 +74,20 @@ class PeriodView:
     #: {vm: hosts it left within the no-return time}
     left: dict = dataclasses.field(default_factory=dict)
 
+    #: {periods: the trace rows of the last ``periods`` periods}
+    _rows: dict = dataclasses.field(default_factory=dict)
+
     def vm_percent(self, vm: cluster_mod.VM, periods: int) -> float:
         """The VM's trace CPU averaged over its last ``periods`` periods."""
-        first = max(0, self.period - periods + 1)
-        steps = self.trace.steps
-        values = [steps[_step(self.trace, p * self.interval)][vm.index]
-                  for p in range(first, self.period + 1)]
-        return sum(values) / len(values)
+        rows = self._rows.get(periods)
+        if rows is None:
+            first = max(0, self.period - periods + 1)
+            steps = self.trace.steps
+            rows = self._rows[periods] = [
+                steps[_step(self.trace, p * self.interval)]
+                for p in range(first, self.period + 1)]
+        index = vm.index
+        return sum(row[index] for row in rows) / len(rows)
 
     def snapshot(self, config: model.PlannerConfig) -> model.Snapshot:
         """The planner's input, built as the live service builds it.
@@ -212,8 +219,8 @@ class _Run:
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).
         gc.collect()
-        moves, seconds = self.strategy.plan(view)
-        card.planned(seconds)
+        moves, built, decided = self.strategy.plan(view)
+        card.planned(built, decided)
         for name, destination in moves:
             refusal = _refusal(cluster, name, destination)
             if refusal:

@@ -19,8 +19,10 @@ COLUMNS = (
     ('ping_pongs', 'ping-pongs'),
     ('stddev_mean', 'load std-dev mean'),
     ('stddev_p95', 'load std-dev p95'),
-    ('plan_ms_mean', 'plan ms mean'),
-    ('plan_ms_p95', 'plan ms p95'),
+    ('input_ms_mean', 'input ms mean'),
+    ('plan_ms_mean', 'decision ms mean'),
+    ('plan_ms_p95', 'decision ms p95'),
+    ('total_ms_p95', 'input+decision ms p95'),
 )
 
 

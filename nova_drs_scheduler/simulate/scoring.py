@@ -21,6 +21,10 @@ def percentile(values, fraction: float) -> float:
     return ordered[rank - 1]
 
 
+def _mean_ms(seconds: list) -> float:
+    return round(1000.0 * statistics.fmean(seconds), 3) if seconds else 0.0
+
+
 class Scorecard:
     """Accumulates the benchmark's columns for one strategy."""
 
@@ -34,6 +38,8 @@ class Scorecard:
         self.failed = collections.Counter()
         self.moved_mb = 0
         self.ping_pongs = 0
+        #: Per period, seconds building the strategy's input, and deciding.
+        self.input_seconds = []
         self.plan_seconds = []
         #: {vm: {host it left: period it left}}
         self._left = {}
@@ -46,8 +52,10 @@ class Scorecard:
         self.stddev_series.append(statistics.pstdev(values))
         self.worst = max(self.worst, max(values))
 
-    def planned(self, seconds: float) -> None:
-        self.plan_seconds.append(seconds)
+    def planned(self, built: float, decided: float) -> None:
+        """One period's input-building and decision times, in seconds."""
+        self.input_seconds.append(built)
+        self.plan_seconds.append(decided)
 
     def migrated(self, period: int, vm: str, source: str,
                  destination: str, memory_mb: int) -> None:
@@ -66,6 +74,8 @@ class Scorecard:
 
     def summary(self) -> dict:
         plan_ms = [1000.0 * s for s in self.plan_seconds]
+        total_ms = [1000.0 * (i + s) for i, s in zip(
+            self.input_seconds, self.plan_seconds, strict=True)]
         return {
             'overloaded_host_periods': sum(self.overloaded_series),
             'worst_overload_percent': round(self.worst, 1),
@@ -76,7 +86,8 @@ class Scorecard:
             'stddev_mean': round(statistics.fmean(self.stddev_series), 2)
             if self.stddev_series else 0.0,
             'stddev_p95': round(percentile(self.stddev_series, 0.95), 2),
-            'plan_ms_mean': round(statistics.fmean(plan_ms), 3)
-            if plan_ms else 0.0,
+            'input_ms_mean': _mean_ms(self.input_seconds),
+            'plan_ms_mean': _mean_ms(self.plan_seconds),
             'plan_ms_p95': round(percentile(plan_ms, 0.95), 3),
+            'total_ms_p95': round(percentile(total_ms, 0.95), 3),
         }

@@ -1,11 +1,14 @@
 """The strategies a run compares, behind one small interface.
 
-A strategy has a ``name`` and ``plan(view) -> (moves, seconds)``: the moves
-as ``(instance, destination)`` pairs, and the wall time its decision took
-(building its input is the caller's cost and is not counted, as for the
-live service reading Nova).  ``seed`` and ``balanced`` are the production
-planner with that ``[drs] policy``; everything else in their config comes
-from the same ``[drs]`` options.
+A strategy has a ``name`` and ``plan(view) -> (moves, input, decision)``:
+the moves as ``(instance, destination)`` pairs, then two wall times in
+seconds, timed the same way for every strategy: building the strategy's
+input from the simulated cluster (our snapshot and candidates; Watcher's
+compute model and its datasource queries), and the decision itself
+(``planner.plan()``; Watcher's ``execute()`` less those queries).
+``seed`` and ``balanced`` are the production planner with that
+``[drs] policy``; everything else in their config comes from the same
+``[drs]`` options.
 """
 
 import dataclasses
@@ -27,7 +30,7 @@ class NoMoves:
     name = 'none'
 
     def plan(self, view) -> tuple:
-        return [], 0.0
+        return [], 0.0, 0.0
 
 
 class PlannerStrategy:
@@ -41,12 +44,14 @@ class PlannerStrategy:
         policies.get(policy)
 
     def plan(self, view) -> tuple:
+        started = time.perf_counter()
         snapshot = view.snapshot(self.config)
         candidates = view.candidates()
-        started = time.perf_counter()
+        built = time.perf_counter()
         result = planner.plan(snapshot, candidates)
-        seconds = time.perf_counter() - started
-        return [(m.instance, m.destination) for m in result.moves], seconds
+        decided = time.perf_counter()
+        return ([(m.instance, m.destination) for m in result.moves],
+                built - started, decided - built)
 
 
 def build(name: str, config: model.PlannerConfig, seed: int,

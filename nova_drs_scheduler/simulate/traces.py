@@ -174,15 +174,91 @@ def _vm_series(rng: random.Random, steps: int, per_day: int) -> list:
     return series
 
 
+#: Shapes of :func:`synthetic` traces.  ``planetlab``: every VM on its own
+#: daily phase (hosts rarely peak together).  ``shared-peak``: on top of
+#: that, every VM peaks around midday, so the whole cluster is hot at
+#: once and no host can take load.  ``staggered``: each VM peaks at one of
+#: four times of day, 6 hours apart, so a host's peak depends on its mix.
+SHAPES = ('planetlab', 'shared-peak', 'staggered')
+#: Peak multiplier on a VM's load at the top of its peak, and the peak's
+#: width (standard deviation of a Gaussian bump), in hours.
+PEAK_HEIGHT = 0.8
+PEAK_HOURS = 2.0
+
+
+def _peak(hour: float, centre: float) -> float:
+    """Multiplier of a VM's load at ``hour`` for a daily peak at
+    ``centre`` (hours, wrapping around midnight)."""
+    distance = min(abs(hour - centre), 24.0 - abs(hour - centre))
+    return 1.0 + PEAK_HEIGHT * math.exp(-0.5 * (distance / PEAK_HOURS) ** 2)
+
+
+def _peak_centres(shape: str, vms: int, seed: int) -> list:
+    if shape == 'shared-peak':
+        return [12.0] * vms
+    rng = random.Random(f'{seed}-peaks')
+    return [rng.choice((3.0, 9.0, 15.0, 21.0)) for _ in range(vms)]
+
+
 def synthetic(vms: int, steps: int, seed: int,
-              step_seconds: int = 300) -> Trace:
+              step_seconds: int = 300, shape: str = 'planetlab') -> Trace:
     """A reproducible PlanetLab-like trace, so the benchmark ships no data."""
     if vms < 1 or steps < 1:
         raise TraceError('a synthetic trace needs at least 1 VM and 1 step')
+    if shape not in SHAPES:
+        raise TraceError(f'unknown synthetic shape {shape!r}; use one of '
+                         f'{", ".join(SHAPES)}')
     rng = random.Random(seed)
     per_day = max(1, 86400 // step_seconds)
     series = [_vm_series(rng, steps, per_day) for _ in range(vms)]
+    if shape != 'planetlab':
+        hours = [(step * step_seconds / 3600.0) % 24.0
+                 for step in range(steps)]
+        series = [[round(min(value * _peak(hour, centre), 100.0), 1)
+                   for value, hour in zip(values, hours, strict=True)]
+                  for values, centre in zip(
+                      series, _peak_centres(shape, vms, seed), strict=True)]
     width = len(str(vms - 1))
     names = tuple(f'vm-{i:0{width}d}' for i in range(vms))
     return Trace(names=names, steps=tuple(zip(*series, strict=True)),
                  step_seconds=step_seconds)
+
+
+#: Bursts added by :func:`with_bursts`: chance per VM and minute that one
+#: starts, its length in minutes, and the percentage points it adds.
+BURST_START = 0.01
+BURST_MINUTES = (1, 3)
+BURST_POINTS = (40.0, 90.0)
+
+
+def with_bursts(trace: Trace, seed: int) -> Trace:
+    """``trace`` at 60 s steps (each step held) with short bursts added.
+
+    Real ``cpu.percent`` samples come every minute and show bursts of one
+    to three minutes that 5-minute traces average away; a trigger must not
+    chase them.  Each VM starts a burst with probability
+    :data:`BURST_START` per minute, lasting 1-3 minutes.
+    """
+    if trace.step_seconds % 60:
+        raise TraceError(f'cannot add 1-minute bursts to steps of '
+                         f'{trace.step_seconds} s (not whole minutes)')
+    hold = trace.step_seconds // 60
+    rng = random.Random(f'{seed}-bursts')
+    minutes = len(trace.steps) * hold
+    columns = []
+    for index in range(len(trace.names)):
+        column = [trace.steps[minute // hold][index]
+                  for minute in range(minutes)]
+        minute = 0
+        while minute < minutes:
+            if rng.random() < BURST_START:
+                length = rng.randint(*BURST_MINUTES)
+                points = rng.uniform(*BURST_POINTS)
+                for burst in range(minute, min(minute + length, minutes)):
+                    column[burst] = round(min(column[burst] + points, 100.0),
+                                          1)
+                minute += length
+            minute += 1
+        columns.append(column)
+    return Trace(names=trace.names, steps=tuple(zip(*columns, strict=True)),
+                 step_seconds=60)

@@ -39,7 +39,7 @@ class Scripted:
         self.seen.append(({h: view.host_history[h][-1]
                            for h in view.cluster.hosts},
                           dict(view.blocked)))
-        return self.moves.get(view.period, []), 0.001
+        return self.moves.get(view.period, []), 0.0, 0.001
 
 
 class LoopTest(testtools.TestCase):

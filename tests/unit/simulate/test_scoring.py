@@ -49,12 +49,14 @@ class ScorecardTest(testtools.TestCase):
         card.refused('CoreFilter')
         card.refused('already migrating')
         for seconds in (0.001, 0.002, 0.003, 0.010):
-            card.planned(seconds)
+            card.planned(0.020, seconds)
         summary = card.summary()
         self.assertEqual(3, summary['failed_migrations'])
         self.assertEqual(2, card.failed['CoreFilter'])
+        self.assertEqual(20.0, summary['input_ms_mean'])
         self.assertEqual(4.0, summary['plan_ms_mean'])
         self.assertEqual(10.0, summary['plan_ms_p95'])
+        self.assertEqual(30.0, summary['total_ms_p95'])
 
     def test_percentile(self):
         self.assertEqual(0.0, scoring.percentile([], 0.95))

@@ -99,3 +99,71 @@ class SyntheticTest(testtools.TestCase):
 
     def test_rejects_empty(self):
         self.assertRaises(traces.TraceError, traces.synthetic, 0, 5, 1)
+
+    def test_shapes_keep_the_planetlab_base_and_reject_unknown(self):
+        base = traces.synthetic(8, 288, seed=2)
+        self.assertEqual(base, traces.synthetic(8, 288, seed=2,
+                                                shape='planetlab'))
+        error = self.assertRaises(traces.TraceError, traces.synthetic,
+                                  8, 10, 2, shape='flat')
+        self.assertIn("unknown synthetic shape 'flat'", str(error))
+
+    def test_shared_peak_lifts_every_vm_at_midday(self):
+        base = traces.synthetic(40, 288, seed=2)
+        peak = traces.synthetic(40, 288, seed=2, shape='shared-peak')
+        noon, midnight = 144, 0
+        # At noon every VM carries 1.8x its base load (capped at 100);
+        # at midnight, 12 h from the peak, the bump is negligible.
+        for vm in range(40):
+            self.assertAlmostEqual(
+                min(base.steps[noon][vm] * 1.8, 100.0),
+                peak.steps[noon][vm], delta=0.11)
+            self.assertAlmostEqual(base.steps[midnight][vm],
+                                   peak.steps[midnight][vm], delta=0.11)
+
+    def test_staggered_peaks_fall_at_four_times_of_day(self):
+        base = traces.synthetic(40, 288, seed=2)
+        staggered = traces.synthetic(40, 288, seed=2, shape='staggered')
+        peaks = set()
+        for vm in range(40):
+            ratios = [(s[vm] / b[vm]) if b[vm] > 5 else 0.0
+                      for s, b in zip(staggered.steps, base.steps,
+                                      strict=True)]
+            peaks.add(ratios.index(max(ratios)) * 300 // 3600)
+        self.assertLessEqual(peaks, {2, 3, 8, 9, 14, 15, 20, 21})
+        self.assertLess(2, len({p // 6 for p in peaks}))
+
+
+class BurstsTest(testtools.TestCase):
+
+    def test_minute_steps_hold_the_trace_and_add_short_bursts(self):
+        base = traces.Trace(tuple(f'vm{i}' for i in range(50)),
+                            ((10.0,) * 50, (20.0,) * 50), 300)
+        bursty = traces.with_bursts(base, seed=1)
+        self.assertEqual(60, bursty.step_seconds)
+        self.assertEqual(10, len(bursty.steps))
+        self.assertEqual(bursty, traces.with_bursts(base, seed=1))
+        runs = []
+        for vm in range(50):
+            column = [step[vm] for step in bursty.steps]
+            held = [10.0] * 5 + [20.0] * 5
+            extra = [c - h for c, h in zip(column, held, strict=True)]
+            self.assertTrue(all(e == 0 or 40 <= e <= 90 for e in extra),
+                            extra)
+            length = 0
+            for value in extra + [0]:
+                if value:
+                    length += 1
+                elif length:
+                    runs.append(length)
+                    length = 0
+        # Bursts are rare and short: 1-3 minutes (two may touch).
+        self.assertTrue(runs)
+        self.assertLess(sum(runs), 0.1 * 500)
+        self.assertTrue(all(1 <= r <= 6 for r in runs), runs)
+
+    def test_refuses_steps_that_are_not_whole_minutes(self):
+        trace = traces.Trace(('vm',), ((1.0,),), 90)
+        error = self.assertRaises(traces.TraceError, traces.with_bursts,
+                                  trace, 1)
+        self.assertIn('90 s', str(error))

@@ -70,3 +70,29 @@ class WatcherTest(testtools.TestCase):
         card = self._run('workload_stabilization', {})
         self.assertEqual(0, card.overloaded_series[-1])
         self.assertLessEqual(1, card.migrations)
+
+    def test_debug_string_is_not_built_and_times_are_split(self):
+        strategy = strategies.build('watcher_workload_balance', CONFIG, 1,
+                                    {'workload_balance': {'threshold': 80.0}})
+        calls = []
+        real = strategy._model
+
+        def model(view):
+            root = real(view)
+            calls.append(root.to_string())
+            return root
+
+        strategy._model = model
+        card = engine.run(self.trace, self.vms, self.spec, strategy,
+                          self.settings).card
+        self.assertIn('not built by the simulator', calls[0])
+        self.assertEqual(4, len(card.input_seconds))
+        self.assertTrue(all(s > 0 for s in card.input_seconds))
+        self.assertTrue(all(s > 0 for s in card.plan_seconds))
+
+    def test_label_names_the_row(self):
+        strategy = watcher_adapter.WatcherStrategy(
+            'workload_balance', {'period': 60}, 1, 'WB 60 s')
+        self.assertEqual('WB 60 s', strategy.name)
+        self.assertEqual(60, strategy.parameters['period'])
+        self.assertEqual(300, strategy.parameters['granularity'])
