@@ -84,14 +84,20 @@ OPTS = [
              'single samples dip under it keeps resetting its counter).'),
     cfg.IntOpt(
         'stabilization',
-        default=3,
+        default=1,
         min=1,
         help='Consecutive periods a host\'s average must stay over its '
              'threshold before it is violated and relieved; it is relieved '
              'again at every multiple of this count while it stays over, '
-             'and one period under the threshold resets the count. With '
-             'the default ``rebalance_interval`` this is 3 minutes: '
-             'spikes shorter than that never move anything.'),
+             'and one period under the threshold resets the count. The '
+             'default 1 relieves a host in the period it goes over: on the '
+             'PlanetLab benchmark every period of waiting left a host '
+             'overloaded while Watcher at 60 s already acted, and cures '
+             'that leave the pair level keep the migrations down (see '
+             'doc/benchmarks.md). On 1-minute samples with short bursts '
+             'that should not move anything, raise it to 2 or 3 (spikes '
+             'shorter than that many periods then never move anything); '
+             'the benchmark shows both.'),
     cfg.StrOpt(
         'policy',
         default='balanced',
@@ -104,11 +110,14 @@ OPTS = [
              'baseline).'),
     cfg.FloatOpt(
         'margin',
-        default=10.0,
+        default=5.0,
         help='Percentage points below its own threshold that a destination '
              '(and, when possible, the relieved source) must stay at after '
-             'a move, in CPU and RAM: the no-ping-pong rule of the '
-             '``balanced`` policy. Raise it for burstier workloads.',
+             'a move, in CPU and RAM: the hysteresis of the ``balanced`` '
+             'policy (``no_return_time`` is its no-ping-pong rail). 10 '
+             'left hosts overloaded for want of a destination on the '
+             'PlanetLab benchmark, at no gain in ping-pongs; raise it for '
+             'burstier workloads.',
         **_PERCENT),
     cfg.FloatOpt(
         'min_improvement',

@@ -29,8 +29,8 @@ class PlannerConfig:
     unaggregated_hosts: str = 'ignore'  # 'ignore' | 'pool'
     cpu_threshold: float = 80.0
     ram_threshold: float = 90.0
-    stabilization: int = 3
-    margin: float = 10.0
+    stabilization: int = 1
+    margin: float = 5.0
     min_improvement: float = 5.0
     max_migrations_per_period: int = 2
     max_concurrent_migrations_per_host: int = 1

@@ -17,7 +17,7 @@ class BalancedChoiceTest(testtools.TestCase):
         # refused; only 'cold' (50 -> 70%) keeps the margin.
         hosts = [h.host('hot', 95.0, counter=3), h.host('near', 60.0),
                  h.host('far', 55.0), h.host('cold', 50.0)]
-        result = plan(hosts, [h.instance('i1', 'hot', 2.0)])
+        result = plan(hosts, [h.instance('i1', 'hot', 2.0)], margin=10.0)
         self.assertEqual('cold', result.moves[0].destination)
         rejected = {r.subject: r.rule for r in result.moves[0].rejected}
         self.assertEqual({'near': 'margin', 'far': 'margin'}, rejected)
@@ -146,6 +146,26 @@ class BalancedChoiceTest(testtools.TestCase):
         rejected = {r.subject: r.rule for r in result.moves[0].rejected}
         self.assertEqual({'cool-full': 'margin'}, rejected)
 
+    def test_deeper_cure_beats_a_cheaper_shallow_one(self):
+        # shallow: 95 -> 69% (cured with margin), cold 10 -> 36%: the pair's
+        # hotter host ends at 69%.  deep: 95 -> 60%, cold -> 45%: 60%.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('cold', 10.0)]
+        instances = [h.instance('shallow', 'hot', 2.6, memory_mb=1000),
+                     h.instance('deep', 'hot', 3.5, memory_mb=4000)]
+        result = plan(hosts, instances)
+        self.assertEqual('deep', result.moves[0].instance)
+        self.assertIn('leaving the pair most level', result.moves[0].reason)
+
+    def test_level_pair_beats_emptying_the_source(self):
+        # huge: 95 -> 35%, but cold 10 -> 70%: the pair's hotter host
+        # ends at 70%.  medium: 95 -> 55%, cold -> 50%: 55%, more level.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('cold', 10.0)]
+        instances = [h.instance('huge', 'hot', 6.0, memory_mb=1000),
+                     h.instance('medium', 'hot', 4.0, memory_mb=8000)]
+        result = plan(hosts, instances)
+        self.assertEqual('medium', result.moves[0].instance)
+        self.assertAlmostEqual(55.0, result.moves[0].expected['source_cpu'])
+
     def test_cheapest_ram_among_instances_that_cure(self):
         hosts = [h.host('hot', 95.0, counter=3), h.host('cold', 10.0)]
         instances = [h.instance('big', 'hot', 3.0, memory_mb=4000),
@@ -154,7 +174,8 @@ class BalancedChoiceTest(testtools.TestCase):
         result = plan(hosts, instances)
         move = result.moves[0]
         # tiny-cpu is cheapest but does not cure (95 -> 90%); small and big
-        # both bring the host to 65% (cured with margin): small is cheaper.
+        # both leave the pair at 65% and 40% (cured with margin, equally
+        # level): small is cheaper.
         self.assertEqual('small', move.instance)
         self.assertIn('cures the host with margin', move.reason)
         self.assertEqual('small', move.alternatives[0]['instance'])
@@ -163,7 +184,7 @@ class BalancedChoiceTest(testtools.TestCase):
         hosts = [h.host('hot', 90.0, counter=3), h.host('cold', 10.0)]
         instances = [h.instance('bare', 'hot', 1.5, memory_mb=1000),
                      h.instance('margin', 'hot', 2.5, memory_mb=2000)]
-        result = plan(hosts, instances)
+        result = plan(hosts, instances, margin=10.0)
         # bare: 90 -> 75% (under 80, not under 70); margin: -> 65%.
         self.assertEqual('margin', result.moves[0].instance)
 

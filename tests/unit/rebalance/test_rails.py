@@ -67,7 +67,8 @@ class RailsTest(testtools.TestCase):
 
     def test_counter_not_at_a_multiple_is_not_violated(self):
         hosts = [h.host('hot', 95.0, counter=4), h.host('ok', 10.0)]
-        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           stabilization=3)
         self.assertEqual((), result.moves)
         verdict = result.hosts[0]
         self.assertIn('over for 4 periods', verdict.reason)

@@ -11,7 +11,8 @@ from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces
 
-CONFIG = model.PlannerConfig()
+# Three periods over before a move, so the tests can see the wait.
+CONFIG = model.PlannerConfig(stabilization=3)
 
 
 def _settings(interval=60, **kwargs):
