@@ -89,9 +89,9 @@ def watcher_variants(grid: str, threshold: float) -> list:
     """Watcher's rows.  ``defaults``: each strategy at its default periods
     and at 60 s (WB's threshold at ours, ``threshold``: at its own 25 % it
     plans nothing on a 60 % cluster).  ``wb``: workload_balance only, at
-    both periods and at 60 s with its other thresholds (on PlanetLab
-    workload_stabilization is far behind it, see doc/benchmarks.md).
-    ``full``: all of them, WB's thresholds at both periods and
+    both periods (on PlanetLab workload_stabilization, and WB at other
+    thresholds, are far behind it; see doc/benchmarks.md).  ``full``: all
+    of them, WB's other thresholds at both periods and
     workload_stabilization's grid at 60 s."""
     wb = [_wb(300, threshold, True), _wb(GRANULARITY, threshold)]
     ws = [_ws((720, 600), 0.1, 1, True),
@@ -100,7 +100,7 @@ def watcher_variants(grid: str, threshold: float) -> list:
     if grid == 'defaults':
         return wb + ws
     if grid == 'wb':
-        return wb + others
+        return wb
     return (wb + ws + others
             + [_wb(300, t) for t in WB_THRESHOLDS if t != threshold]
             + [_ws((GRANULARITY, GRANULARITY), t, r)
@@ -137,15 +137,17 @@ MEAN_KEYS = ('overloaded_host_periods', 'migrations', 'gb_moved',
 
 
 def _spread(values: list) -> tuple:
+    """Mean and sample standard deviation (None for a single seed)."""
     mean = statistics.fmean(values)
-    return mean, statistics.stdev(values) if len(values) > 1 else 0.0
+    return mean, statistics.stdev(values) if len(values) > 1 else None
 
 
 def aggregate(runs: list) -> list:
     """One row per strategy, in first-seen order: mean and standard
     deviation of every :data:`MEAN_KEYS` column over the seeds, and the
     per-seed values."""
-    order = list(dict.fromkeys(r['strategy'] for r in runs))
+    order = list(dict.fromkeys(
+        r['strategy'] for r in sorted(runs, key=lambda r: r['watcher'])))
     rows = []
     for name in order:
         mine = sorted((r for r in runs if r['strategy'] == name),
@@ -195,6 +197,8 @@ def verdict(rows: list) -> dict:
 
 def _cell(pair: tuple, digits: int) -> str:
     mean, spread = pair
+    if spread is None:
+        return f'{mean:.{digits}f}'
     return f'{mean:.{digits}f} ± {spread:.{digits}f}'
 
 
@@ -352,9 +356,9 @@ def main(argv=None) -> int:
                         help='Ours by name; "watcher" adds every Watcher '
                              'row of --grid.')
     parser.add_argument('--grid', choices=GRIDS, default='full',
-                        help='Watcher rows: its defaults and 60 s periods '
-                             'only, also workload_balance\'s thresholds '
-                             'at 60 s, or the whole grid.')
+                        help='Watcher rows: both strategies at their '
+                             'default periods and at 60 s; workload_balance '
+                             'only, at both; or the whole grid.')
     parser.add_argument('--seeds', default='1,2,3',
                         help='Comma-separated seeds (the synthetic trace '
                              'and bursts, flavors and placement).')

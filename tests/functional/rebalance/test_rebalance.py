@@ -487,7 +487,9 @@ class LimitsTest(base.RebalanceTestBase):
 class NoPingPongTest(base.RebalanceTestBase):
     """Scenario 10: oscillating load never sends an instance back."""
 
-    DRS = {'stabilization': 1}
+    # host3 (65 %) stays out of reach, as the scenario was written for:
+    # the oscillation between host1 and host2 is what is tested.
+    DRS = {'stabilization': 1, 'margin': 10.0}
 
     def test_no_instance_returns_to_a_host_it_left(self):
         servers = [self._boot(host) for host in ('host1', 'host2')

@@ -32,6 +32,20 @@ class BalancedChoiceTest(testtools.TestCase):
         self.assertIn('2x margin', result.notes[0])
         self.assertIn('host hot: violated, no move', result.notes[0])
 
+    def test_whole_cluster_overload_moves_nothing(self):
+        # Every host is hot at once: the only host not over (78%) would
+        # end at 88% > 80 - 5.  Spreading would only add an overloaded
+        # host, so nothing moves and the notes say why.
+        hosts = [h.host('hot1', 95.0, counter=1),
+                 h.host('hot2', 90.0, counter=1), h.host('warm', 78.0)]
+        instances = [h.instance('i1', 'hot1', 1.0),
+                     h.instance('i2', 'hot2', 1.0)]
+        result = plan(hosts, instances)
+        self.assertEqual((), result.moves)
+        self.assertEqual(2, len(result.notes))
+        for note in result.notes:
+            self.assertIn('1x margin, 1x violated', note)
+
     def test_margin_is_against_the_destination_own_threshold(self):
         hosts = [h.host('hot', 95.0, counter=3),
                  h.host('strict', 30.0, cpu_threshold=40.0),
