@@ -1,8 +1,9 @@
 """The strategies a run compares, behind one small interface.
 
 A strategy has a ``name`` and ``plan(view) -> (moves, input, decision)``:
-the moves as ``(instance, destination)`` pairs, then two wall times in
-seconds, timed the same way for every strategy: building the strategy's
+the moves as ``(instance, destination)`` pairs, then two CPU times of
+the process in seconds (``time.process_time``: other work on a shared
+machine does not count), timed the same way for every strategy: building the strategy's
 input from the simulated cluster (our snapshot and candidates; Watcher's
 compute model and its datasource queries), and the decision itself
 (``planner.plan()``; Watcher's ``execute()`` less those queries).
@@ -44,12 +45,12 @@ class PlannerStrategy:
         policies.get(policy)
 
     def plan(self, view) -> tuple:
-        started = time.perf_counter()
+        started = time.process_time()
         snapshot = view.snapshot(self.config)
         candidates = view.candidates()
-        built = time.perf_counter()
+        built = time.process_time()
         result = planner.plan(snapshot, candidates)
-        decided = time.perf_counter()
+        decided = time.process_time()
         return ([(m.instance, m.destination) for m in result.moves],
                 built - started, decided - built)
 
