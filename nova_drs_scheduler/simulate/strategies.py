@@ -3,9 +3,10 @@
 A strategy has a ``name`` and ``plan(view) -> (moves, input, decision)``:
 the moves as ``(instance, destination)`` pairs, then two CPU times of
 the process in seconds (``time.process_time``: other work on a shared
-machine does not count), timed the same way for every strategy: building the strategy's
-input from the simulated cluster (our snapshot and candidates; Watcher's
-compute model and its datasource queries), and the decision itself
+machine does not count), timed the same way for every strategy:
+building the strategy's input from the simulated cluster (our snapshot
+and candidates; Watcher's compute model and its datasource queries), and
+the decision itself
 (``planner.plan()``; Watcher's ``execute()`` less those queries).
 ``seed`` and ``balanced`` are the production planner with that
 ``[drs] policy``; everything else in their config comes from the same
