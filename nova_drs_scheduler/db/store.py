@@ -80,19 +80,20 @@ class Store:
 
     # Windows and counters.
 
-    def save_windows(self, exported: dict, statuses: dict) -> None:
-        """Replace every host's row: window, counter, latest verdict."""
+    def save_windows(self, exported: dict, verdicts: dict) -> None:
+        """Replace every host's row: window, counter, latest verdict
+        (``verdicts``: {host: the record's verdict dict})."""
         now = timeutils.utcnow()
         rows = []
         for host, data in exported.items():
-            status = statuses.get(host)
+            verdict = verdicts.get(host, {})
             rows.append({
                 'host': host, 'counter': data['counter'],
                 'samples': _dumps(data['samples']),
-                'cpu_percent': getattr(status, 'cpu_percent', None),
-                'ram_percent': getattr(status, 'ram_percent', None),
-                'violated': bool(getattr(status, 'violated', False)),
-                'reason': getattr(status, 'reason', None),
+                'cpu_percent': verdict.get('cpu_percent'),
+                'ram_percent': verdict.get('ram_percent'),
+                'violated': bool(verdict.get('violated')),
+                'reason': verdict.get('reason'),
                 'updated_at': now})
         with self._write() as conn:
             conn.execute(tables.host_state.delete())

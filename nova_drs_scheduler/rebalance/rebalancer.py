@@ -165,7 +165,7 @@ class Rebalancer:
         plan, cloud, levels, approved = self._plan(
             context, config, rec, windows, acting=True)
         self.store.save_windows(windows.export(), {
-            name: windows.status(name) for name in cloud.hosts})
+            verdict['host']: verdict for verdict in rec['hosts']})
         self.telemetry.hosts(rec['hosts'])
         #: [(move, what its outcomes carry)]
         starting = []

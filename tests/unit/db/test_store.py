@@ -172,7 +172,10 @@ class WindowsTest(StoreTestBase):
             statuses = windows.update(now, {
                 'h1': metrics.HostSample(now, 95.0, 50.0),
                 'h2': metrics.HostSample(now, 20.0)})
-        self.store.save_windows(windows.export(), statuses)
+        self.store.save_windows(windows.export(), {
+            host: {'cpu_percent': status.cpu_percent, 'violated':
+                   status.violated, 'reason': status.reason}
+            for host, status in statuses.items()})
         other = metrics.MetricsWindows(2, 3, 180, 80.0, 90.0)
         other.restore(self.store.load_windows())
         third = other.update(220.0, {'h1': metrics.HostSample(220.0, 95.0),
