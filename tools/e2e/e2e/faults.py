@@ -149,8 +149,18 @@ def two_schedulers(sc) -> None:
     report.check('its migrations completed, none repeated',
                  all(m['status'] == 'completed' for m in migrations)
                  and not _repeated(migrations))
-    rc, found = sc.drs_cli('recommendations', '--all', host='scheduler-b')
-    states = {r['id']: r['state'] for r in found or []}
+    # The leader records a move's outcome when it follows the migration
+    # up, at a period after the migration ended: poll for it.
+    key = pending[0]['id'] if pending else None
+
+    def states_now():
+        found = sc.drs_cli('recommendations', '--all',
+                           host='scheduler-b')[1]
+        return {r['id']: r['state'] for r in found or []}
+
+    states = wait_for(states_now,
+                      lambda got: got.get(key) == 'completed',
+                      4 * sc.dep.rebalance_interval + 30, 5)
     report.check('the approved recommendation is completed',
                  pending and states.get(pending[0]['id']) == 'completed',
                  str(states))
