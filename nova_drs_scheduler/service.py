@@ -20,6 +20,7 @@ from oslo_reports import opts as gmr_opts
 from nova_drs_scheduler import compat
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import drivers
+from nova_drs_scheduler import extras
 
 LOG = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ def main(argv: list) -> None:
     objects.Service.enable_min_version_cache()
     try:
         server = create_server(drs_conf.CONF)
-    except drs_conf.ConfigError as exc:
+    except (drs_conf.ConfigError, extras.MissingExtraError) as exc:
         raise SystemExit(f'nova-drs-scheduler: {exc}')
     gmr.TextGuruMeditation.setup_autorun(version, conf=drs_conf.CONF)
     workers = (drs_conf.CONF.scheduler.workers or

@@ -3,8 +3,13 @@
 # conductor, placement, 10 fake computes, our DRS scheduler), 40 servers,
 # CPU load over time, live migrations, a summary and a PNG plot.
 # Needs only python3, pip and apt; extra arguments go to `nova-drs demo`
-# (e.g. --trace FILE --scale 4, --short, --json).
+# (e.g. --trace FILE --scale 6 --periods 30, --short, --json).
+#
+# tox only prepares the demo's virtualenv (its messages go to stderr); the
+# demo then runs in it directly, so stdout carries nothing but the demo's
+# own output (pure JSON with --json) and the exit code is the demo's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/bootstrap-tox.sh
-exec .tox/bootstrap/bin/tox -q -e demo -- "$@"
+tools/bootstrap-tox.sh >&2
+.tox/bootstrap/bin/tox -qq -e demo --notest >&2
+exec .tox/demo/bin/nova-drs demo "$@"

@@ -59,5 +59,5 @@ def open_store(conf):
     except db_exc.DBError as exc:
         raise errors.CLIError(_unreachable(exc), errors.CLOUD)
     except migration.NotMigratedError as exc:
-        raise errors.CLIError(str(exc), errors.CLOUD)
+        raise errors.CLIError(str(exc), errors.DB_SCHEMA)
     return store

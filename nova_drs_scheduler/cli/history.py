@@ -11,8 +11,9 @@ def add_parser(subparsers, parents):
         help='Recent rebalance decisions and their outcomes.',
         description='Reads the decision records the leading scheduler '
                     'stores in the DRS database ([drs_database]).')
-    parser.add_argument('--limit', type=int, default=20,
-                        help='Newest records to show (default 20).')
+    parser.add_argument('--limit', type=errors.number(int, minimum=0),
+                        default=20,
+                        help='Newest records to show (default 20; 0: all).')
     parser.add_argument('--moves-only', action='store_true',
                         help='Only periods that planned a move.')
     parser.set_defaults(handler=run)
@@ -33,19 +34,26 @@ def load(conf, limit=None, moves_only=False) -> list:
         store.close()
 
 
+def _time(rec: dict) -> str:
+    return str(rec.get('time') or '-')[:19]
+
+
 def moves_rows(rec: dict) -> list:
-    return [[rec['time'][:19], output.short(rec['id']),
-             output.short(move['instance']), move['source'],
-             move['destination'], move.get('outcome', {}).get('status', '-'),
+    return [[_time(rec), output.short(rec.get('id')),
+             output.server(move.get('instance'),
+                           {move.get('instance'): move.get('name')}),
+             move.get('source', '-'), move.get('destination', '-'),
+             move.get('outcome', {}).get('status', '-'),
              move.get('reason', '')] for move in rec.get('moves', [])]
 
 
 def run(args, conf) -> int:
-    records = load(conf, args.limit, args.moves_only)
-    periods = [[rec['time'][:19], output.short(rec['id']),
+    records = load(conf, args.limit or None, args.moves_only)
+    periods = [[_time(rec), output.short(rec.get('id')),
                 rec.get('automation'), rec.get('policy'),
-                ','.join(h['host'] for h in rec.get('hosts', [])
-                         if h.get('violated')) or '-',
+                ','.join(sorted((h.get('host', '?') for h in
+                                 rec.get('hosts', []) if h.get('violated')),
+                                key=output.natural)) or '-',
                 len(rec.get('moves', [])),
                 rec.get('skipped') or '; '.join(rec.get('notes', []))[:60]]
                for rec in records]
@@ -53,7 +61,7 @@ def run(args, conf) -> int:
     output.emit(args, records, [
         ('Periods', ['time', 'record', 'automation', 'policy', 'violated',
                      'moves', 'skipped / notes'], periods),
-        ('Moves', ['time', 'record', 'instance', 'from', 'to', 'outcome',
+        ('Moves', ['time', 'record', 'server', 'from', 'to', 'outcome',
                    'reason'], moves),
     ])
     return errors.OK

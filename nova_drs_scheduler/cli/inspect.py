@@ -12,23 +12,36 @@ from nova_drs_scheduler.cli import output
 def add_parsers(subparsers, parents) -> dict:
     """``plan``, ``explain`` and ``status``; returns their parsers."""
     helps = {
-        'plan': 'Dry run: what would move now, and why.',
-        'explain': 'Why a host is or is not violated; why an instance '
-                   'would or would not move, and which filter or rule '
-                   'rejected each destination.',
-        'status': 'Every host\'s window, counter, pool, threshold and '
-                  'state; migrations in flight, cooldowns and quarantines; '
-                  'instances a DRS move left in ERROR.',
+        'plan': ('Dry run: what would move now, and why.',
+                 'Runs one rebalance period as the scheduler would now, '
+                 'without migrating or recording anything: every host\'s '
+                 'verdict and the moves the planner would make. Exit 1 '
+                 'when something would move, 0 when nothing would.'),
+        'explain': ('Why a host is or is not violated; why a server '
+                    'would or would not move.',
+                    'For a host: its verdict, the moves off it, the '
+                    'servers considered and every destination rejected '
+                    'with the filter or rule that rejected it. For a '
+                    'server (UUID or name): whether it would move and '
+                    'why, or why not. Exit 1 when the host is violated '
+                    'or the server would move.'),
+        'status': ('Every host\'s state; migrations in flight, servers '
+                   'not movable now.',
+                   'Every host\'s pool, CPU and RAM, window samples, '
+                   'stabilization counter, threshold and state; live '
+                   'migrations in flight per host; servers not movable '
+                   'now (cooldown, quarantine, opt-out) and why; '
+                   'servers a DRS move left in ERROR.'),
     }
     handlers = {'plan': plan, 'explain': explain, 'status': status}
     parsers = {}
-    for name, text in helps.items():
-        parsers[name] = subparsers.add_parser(name, parents=parents,
-                                              help=text)
+    for name, (text, description) in helps.items():
+        parsers[name] = subparsers.add_parser(
+            name, parents=parents, help=text, description=description)
         parsers[name].set_defaults(handler=handlers[name])
     parsers['explain'].add_argument(
-        'subject', metavar='HOST|INSTANCE',
-        help='A compute host name or an instance UUID.')
+        'subject', metavar='HOST|SERVER',
+        help='A compute host name, or a server\'s UUID or name.')
     return parsers
 
 
@@ -41,22 +54,25 @@ def _state(verdict: dict) -> str:
 
 
 def _hosts_table(record: dict):
+    verdicts = sorted(record.get('hosts', []),
+                      key=lambda v: output.natural(v['host']))
     rows = [[v['host'], v.get('pool') or '-', output.percent(
         v.get('cpu_percent')), output.percent(v.get('ram_percent')),
         ' '.join(f'{s:.0f}' for s in v.get('window') or ()) or '-',
         v.get('counter', 0), output.percent(v.get('cpu_threshold')),
         _state(v), v.get('reason', '')]
-        for v in record.get('hosts', [])]
+        for v in verdicts]
     return ('Hosts', ['host', 'pool', 'cpu %', 'ram %', 'window', 'counter',
                       'cpu thr', 'state', 'why'], rows)
 
 
-def _moves_table(record: dict):
-    rows = [[output.short(m['instance']), m['source'], m['destination'],
+def _moves_table(record: dict, names: dict):
+    rows = [[output.server(m['instance'], names), m['source'],
+             m['destination'],
              output.percent(m['expected'].get('source_cpu')),
              output.percent(m['expected'].get('destination_cpu')),
              m.get('reason', '')] for m in record.get('moves', [])]
-    return ('Moves', ['instance', 'from', 'to', 'from cpu after',
+    return ('Moves', ['server', 'from', 'to', 'from cpu after',
                       'to cpu after', 'why'], rows)
 
 
@@ -70,41 +86,52 @@ def plan(args, conf) -> int:
     _skipped(record)
     notes = [('Notes', ['note'], [[n] for n in record.get('notes', [])])]
     output.emit(args, record,
-                [_hosts_table(record), _moves_table(record)] + notes)
+                [_hosts_table(record),
+                 _moves_table(record, _names(record))] + notes)
     return errors.ACTION if record.get('moves') else errors.OK
 
 
-def _rejections_table(move: dict):
+def _rejections_table(move: dict, names: dict):
     rows = [[r['subject'], r['rule'], r.get('detail', '')]
-            for r in move.get('rejected', [])]
-    return (f'Destinations rejected for {move["instance"]}',
+            for r in sorted(move.get('rejected', []),
+                            key=lambda r: output.natural(r['subject']))]
+    return ('Destinations rejected for '
+            f'{output.server(move["instance"], names)}',
             ['host', 'filter / rule', 'detail'], rows)
 
 
-def _alternatives_table(move: dict):
+def _alternatives_table(move: dict, names: dict):
     rows = []
     for alt in move.get('alternatives', []):
         if 'rejected' in alt:
-            rows.append([output.short(alt['instance']), '-', '-', '-',
+            rows.append([output.server(alt['instance'], names), '-', '-',
+                         '-',
                          '; '.join(f'{h}: {r}' for h, r in
                                    alt['rejected'].items())])
         else:
-            rows.append([output.short(alt['instance']), alt['destination'],
+            rows.append([output.server(alt['instance'], names),
+                         alt['destination'],
                          output.percent(alt.get('destination_cpu')),
                          alt.get('improvement'), 'scored'])
-    return ('Instances considered', ['instance', 'best destination',
+    return ('Servers considered', ['server', 'best destination',
                                      'its cpu after', 'improvement',
                                      'outcome'], rows)
 
 
+def _names(record: dict) -> dict:
+    return record.get('instance_names', {})
+
+
 def _explain_host(args, record, verdict) -> int:
+    names = _names(record)
     moves = [m for m in record['moves'] if m['source'] == verdict['host']]
     notes = [n for n in record.get('notes', []) if verdict['host'] in n]
     tables = [('', ['host', 'state', 'why'],
                [[verdict['host'], _state(verdict), verdict.get('reason')]]),
-              _moves_table({'moves': moves})]
+              _moves_table({'moves': moves}, names)]
     for move in moves:
-        tables += [_alternatives_table(move), _rejections_table(move)]
+        tables += [_alternatives_table(move, names),
+                   _rejections_table(move, names)]
     tables.append(('Notes', ['note'], [[n] for n in notes]))
     output.emit(args, {'host': verdict, 'moves': moves, 'notes': notes},
                 tables)
@@ -112,6 +139,7 @@ def _explain_host(args, record, verdict) -> int:
 
 
 def _explain_instance(args, record, uuid) -> int:
+    names = _names(record)
     host = record.get('instance_hosts', {}).get(uuid)
     verdict = next((v for v in record.get('hosts', [])
                     if v['host'] == host), None)
@@ -120,9 +148,6 @@ def _explain_instance(args, record, uuid) -> int:
     considered = [m for m in record['moves']
                   if any(a['instance'] == uuid
                          for a in m.get('alternatives', []))]
-    if host is None:
-        raise errors.CLIError(f'no instance {uuid} on a compute host this '
-                              'rebalancer sees', errors.USAGE)
     if chosen:
         why = f'would move: {chosen[0]["reason"]}'
     elif blocked:
@@ -132,22 +157,45 @@ def _explain_instance(args, record, uuid) -> int:
                f'({verdict.get("reason") if verdict else "not judged"})')
     elif considered:
         why = (f'considered on violated host {host}, but the planner '
-               f'preferred {considered[0]["instance"]}')
+               f'preferred {_named(considered[0]["instance"], names)}')
     else:
-        others = [m['instance'] for m in record['moves']
-                  if m['source'] == host]
+        others = [_named(m['instance'], names)
+                  for m in record['moves'] if m['source'] == host]
         why = (f'its host {host} is violated; '
                + (f'the planner moved {", ".join(others)} instead and did '
                   'not need to score this one' if others else
                   'no move was possible: ' + '; '.join(
                       n for n in record.get('notes', []) if host in n)))
-    tables = [('', ['instance', 'host', 'why'], [[uuid, host, why]])]
+    tables = [('', ['server', 'name', 'host', 'why'],
+               [[uuid, names.get(uuid) or '-', host, why]])]
     for move in chosen or considered:
-        tables += [_alternatives_table(move), _rejections_table(move)]
-    output.emit(args, {'instance': uuid, 'host': host, 'why': why,
+        tables += [_alternatives_table(move, names),
+                   _rejections_table(move, names)]
+    output.emit(args, {'instance': uuid, 'name': names.get(uuid),
+                       'host': host, 'why': why,
                        'moves': chosen, 'considered_in': considered},
                 tables)
     return errors.ACTION if chosen else errors.OK
+
+
+def _named(uuid: str, names: dict) -> str:
+    """The full UUID, for scripts, and the name, for people."""
+    return f'{uuid} ({names[uuid]})' if names.get(uuid) else uuid
+
+
+def _server(record: dict, subject: str) -> str | None:
+    """The UUID of the server ``subject`` names (a UUID or a unique name)."""
+    hosts = record.get('instance_hosts', {})
+    if subject in hosts:
+        return subject
+    named = sorted(uuid for uuid, name in _names(record).items()
+                   if name == subject)
+    if len(named) > 1:
+        raise errors.CLIError(
+            f'{len(named)} servers are named {subject!r}: '
+            + ', '.join(f'{uuid} on {hosts.get(uuid)}' for uuid in named)
+            + '; give the UUID', errors.USAGE)
+    return named[0] if named else None
 
 
 def explain(args, conf) -> int:
@@ -156,29 +204,37 @@ def explain(args, conf) -> int:
     for verdict in record.get('hosts', []):
         if verdict['host'] == args.subject:
             return _explain_host(args, record, verdict)
-    if args.subject in record.get('instance_hosts', {}):
-        return _explain_instance(args, record, args.subject)
-    raise errors.CLIError(f'{args.subject!r} is neither a compute host nor '
-                          'an instance on one', errors.USAGE)
+    uuid = _server(record, args.subject)
+    if uuid is None:
+        raise errors.CLIError(
+            f'{args.subject!r} is neither a compute host nor a server (UUID '
+            'or name) on one', errors.USAGE)
+    return _explain_instance(args, record, uuid)
 
 
 def status(args, conf) -> int:
     record = cloud.dry_run(conf)
     _skipped(record)
+    names = _names(record)
     inflight = record.get('inflight', {})
-    blocked = [[uuid, reason]
-               for uuid, reason in sorted(record.get('blocked', {}).items())]
+    blocked = [[output.server(uuid, names), reason] for uuid, reason in
+               sorted(record.get('blocked', {}).items(),
+                      key=lambda item: (names.get(item[0]) or '', item[0]))]
     attention = record.get('attention', {})
     output.emit(args, {'hosts': record.get('hosts', []),
                        'inflight': inflight,
                        'blocked': record.get('blocked', {}),
-                       'attention': attention}, [
+                       'attention': attention,
+                       'names': names}, [
         _hosts_table(record),
         ('Migrations in flight', ['host', 'count'],
-         sorted(inflight.get('by_host', {}).items())),
-        ('Instances not movable now (cooldown, quarantine, opt-out, ...)',
-         ['instance', 'reason'], blocked),
-        ('Instances needing attention (left in ERROR by a DRS move)',
-         ['instance', 'reason'], sorted(attention.items())),
+         sorted(inflight.get('by_host', {}).items(),
+                key=lambda item: output.natural(item[0]))),
+        ('Servers not movable now (cooldown, quarantine, opt-out, ...)',
+         ['server', 'reason'], blocked),
+        ('Servers needing attention (left in ERROR by a DRS move)',
+         ['server', 'reason'],
+         [[output.server(uuid, names), reason]
+          for uuid, reason in sorted(attention.items())]),
     ])
     return errors.OK

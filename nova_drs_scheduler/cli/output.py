@@ -1,6 +1,7 @@
 """Human tables by default, JSON on request: one place decides."""
 
 import json
+import re
 import sys
 
 from tabulate import tabulate
@@ -32,3 +33,15 @@ def percent(value) -> str:
 
 def short(uuid: str | None) -> str:
     return (uuid or '-')[:8]
+
+
+def server(uuid: str | None, names: dict) -> str:
+    """A short UUID with the server's name beside it, when it has one."""
+    name = names.get(uuid) if uuid else None
+    return f'{short(uuid)} {name}' if name else short(uuid)
+
+
+def natural(name: str) -> tuple:
+    """Sort key putting host2 before host10."""
+    return tuple((0, int(part), '') if part.isdigit() else (1, 0, part)
+                 for part in re.split(r'(\d+)', name or ''))

@@ -7,16 +7,36 @@ simulator needs no Nova at all.  ``nova_drs_scheduler.cli`` imports no
 Nova module at import time, so reading its command list here is safe.
 """
 
+import logging
 import sys
+import warnings
 
 from nova_drs_scheduler import cli
+from nova_drs_scheduler.cli import errors
+
+
+def _patch(command: str) -> int:
+    """Nova's monkey patching, which already reads the config files."""
+    from nova_drs_scheduler import compat
+
+    # The demo runs eventlet on purpose, as Nova's functional tests do;
+    # eventlet's and Nova's deprecation notices would only bury its output.
+    warnings.filterwarnings('ignore', module='nova.monkey_patch')
+    logging.getLogger('nova.monkey_patch').setLevel(logging.ERROR)
+    try:
+        compat.monkey_patch(
+            backend='eventlet' if command == 'demo' else 'threading')
+    except UnicodeDecodeError:
+        raise cli.not_text(sys.argv[1:])
+    return errors.OK
 
 
 def main():
     argv = sys.argv[1:]
     command = next((a for a in argv if a in cli.COMMANDS), None)
     if command not in (None, 'simulate'):
-        from nova_drs_scheduler import compat
-        compat.monkey_patch(
-            backend='eventlet' if command == 'demo' else 'threading')
+        code = errors.handle(f'nova-drs {command}', lambda: _patch(command),
+                             '--debug' in argv)
+        if code:
+            sys.exit(code)
     sys.exit(cli.main(argv))

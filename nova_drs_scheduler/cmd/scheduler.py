@@ -10,6 +10,11 @@ import sys
 
 
 def main():
+    if '--version' in sys.argv[1:]:
+        # Ours and Nova's; oslo.config's own --version would print Nova's.
+        from nova_drs_scheduler import version
+        print(version.banner('nova-drs-scheduler'))
+        return
     # As nova-scheduler does: patch before anything imports eventlet or
     # oslo.service, hence the imports inside the function.
     from nova_drs_scheduler import compat

@@ -35,6 +35,26 @@ class Result:
         return sum(1 for series in loads.values() for load in series
                    if load > self.threshold)
 
+    def overloaded_series(self, loads: dict) -> list:
+        """Hosts over the threshold, per period."""
+        return [sum(1 for series in loads.values() if series[period] >
+                    self.threshold) for period in range(self.periods)]
+
+    def longest_overload(self, loads: dict) -> int:
+        """Most consecutive periods one host stayed over the threshold.
+
+        Unlike the worst load (a fake host's own four servers can fill it
+        no further than 80 %, with or without DRS), this is what DRS
+        shortens.
+        """
+        longest = 0
+        for series in loads.values():
+            run = 0
+            for load in series:
+                run = run + 1 if load > self.threshold else 0
+                longest = max(longest, run)
+        return longest
+
     def summary(self) -> dict:
         statuses = [m['status'] for m in self.migrations]
         return {
@@ -43,10 +63,10 @@ class Result:
             'overloaded_host_periods_without_drs':
                 self.overloaded(self.baseline),
             'overloaded_host_periods_with_drs': self.overloaded(self.loads),
-            'worst_load_without_drs': round(max(
-                max(s) for s in self.baseline.values()), 1),
-            'worst_load_with_drs': round(max(
-                max(s) for s in self.loads.values()), 1),
+            'longest_overload_periods_without_drs':
+                self.longest_overload(self.baseline),
+            'longest_overload_periods_with_drs':
+                self.longest_overload(self.loads),
             'migrations': len(self.migrations),
             'migrations_completed': statuses.count('completed'),
             'migrations_failed': sum(1 for s in statuses
@@ -128,8 +148,10 @@ def report(result: Result, output_dir: str, echo=print) -> dict:
     echo('  overloaded host-periods: '
          f'{summary["overloaded_host_periods_without_drs"]} without DRS -> '
          f'{summary["overloaded_host_periods_with_drs"]} with DRS')
-    echo(f'  worst host load: {summary["worst_load_without_drs"]}% -> '
-         f'{summary["worst_load_with_drs"]}%')
+    echo('  longest stretch a host stayed over the threshold: '
+         f'{summary["longest_overload_periods_without_drs"]} periods '
+         f'without DRS -> {summary["longest_overload_periods_with_drs"]} '
+         'with DRS')
     echo(f'  migrations: {summary["migrations"]} '
          f'({summary["migrations_completed"]} completed, '
          f'{summary["migrations_failed"]} failed)')

@@ -29,6 +29,14 @@ from nova_drs_scheduler.rebalance import model
 LOG = logging.getLogger(__name__)
 
 
+class PlacementUnavailableError(Exception):
+    """Placement gave no answer: unreachable, bad credentials or an error.
+
+    Not "no candidate": a period planned on it would read every
+    destination as full, so the period is skipped instead.
+    """
+
+
 class LiveCandidates:
     """A :data:`~.model.CandidatesFn` over Nova's live scheduler state."""
 
@@ -103,9 +111,16 @@ class LiveCandidates:
         resources = scheduler_utils.resources_from_request_spec(
             self.context, spec, self.host_manager,
             enable_pinning_translate=True)
+        # Nova's client logs the failure and answers None (or a tuple of
+        # Nones) for an unreachable placement or an error status.
         result = self.placement_client.get_allocation_candidates(
             self.context, resources)
         alloc_reqs, summaries, _version = result or (None, None, None)
+        if alloc_reqs is None:
+            raise PlacementUnavailableError(
+                'placement did not answer the allocation candidates query '
+                '(unreachable, bad [placement] credentials or an error '
+                'status; the scheduler log has the details)')
         by_provider = {}
         for request in alloc_reqs or ():
             for provider in request['allocations']:

@@ -116,15 +116,18 @@ class Rebalancer:
             return self._skipped(rec, why, 'not_leader')
         try:
             self._lead(context, rec)
-        except (sources_base.MetricsUnavailable, db_exc.DBError) as exc:
+        except (sources_base.MetricsUnavailable, db_exc.DBError,
+                candidates.PlacementUnavailableError) as exc:
             # Nothing is judged on data we could not read, and the stored
             # windows stay as they were.  One warning per skipped period.
             LOG.warning('DRS rebalance period skipped, no move made: %s',
                         exc)
             rec['skipped'] = f'period skipped: {exc}'
             self.telemetry.skipped(
-                'database' if isinstance(exc, db_exc.DBError)
-                else 'metrics')
+                'database' if isinstance(exc, db_exc.DBError) else
+                'placement' if isinstance(
+                    exc, candidates.PlacementUnavailableError) else
+                'metrics')
             self._store_skipped(rec)
             return rec
         self.telemetry.ran(time.monotonic() - started)
@@ -211,6 +214,9 @@ class Rebalancer:
             record.set_outcome(rec, move.instance, {'status': 'dry-run'})
         # For ``explain INSTANCE``; too large for every period's record.
         rec['instance_hosts'] = {uuid: instance.host for uuid, (instance, _)
+                                 in cloud.instances.items()}
+        rec['instance_names'] = {uuid: instance.display_name or ''
+                                 for uuid, (instance, _)
                                  in cloud.instances.items()}
         return rec
 

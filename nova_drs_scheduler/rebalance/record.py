@@ -40,7 +40,9 @@ def add_plan(record: dict, snapshot: model.Snapshot,
                           'by_host': dict(snapshot.inflight_by_host)}
     record['blocked'] = {inst.uuid: inst.blocked
                          for inst in snapshot.instances if inst.blocked}
+    names = {inst.uuid: inst.name for inst in snapshot.instances}
     for move in record['moves']:
+        move['name'] = names.get(move['instance'], '')
         move['outcome'] = {'status': 'planned'}
 
 
@@ -70,7 +72,7 @@ def read_file(path: str) -> list[dict]:
     """Records of a ``[drs] history_file`` (earlier releases), the latest
     version of each, oldest first.
 
-    A line that is not valid JSON, e.g. one cut by a crash, is skipped.
+    A line that is not a JSON object, e.g. one cut by a crash, is skipped.
     """
     records = {}
     with open(path) as handle:
@@ -79,5 +81,6 @@ def read_file(path: str) -> list[dict]:
                 record = json.loads(line)
             except ValueError:
                 continue
-            records[record.get('id')] = record
+            if isinstance(record, dict):
+                records[record.get('id')] = record
     return list(records.values())

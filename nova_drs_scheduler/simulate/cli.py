@@ -1,19 +1,25 @@
-"""``nova-drs-simulate`` (later ``nova-drs simulate``): replay a trace.
+"""``nova-drs simulate``: replay a CPU trace and compare strategies.
 
 Runs every requested strategy on the same trace and the same initially
-placed cluster, prints one row per strategy and writes CSV, JSON and PNG.
-The ``[drs]`` options come from ``--config-file`` exactly as the service
-reads them, so a simulated policy is the one the operator would deploy.
+placed cluster, prints one row per strategy (or, with --json, the whole
+result as JSON) and writes CSV, JSON and PNG files. The [drs] options come
+from --config-file exactly as the scheduler reads them, so a simulated
+policy is the one the operator would deploy. Bad input exits 2 with a
+one-line message, before anything runs.
 """
 
 import argparse
 import dataclasses
 import functools
+import json
+import os
 import sys
 
 from oslo_config import cfg
 
 from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler import extras
+from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.conf import rebalance as rebalance_conf
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
@@ -23,6 +29,11 @@ from nova_drs_scheduler.simulate import traces
 from nova_drs_scheduler.simulate import watcher_adapter
 
 DEFAULT_STRATEGIES = 'none,seed,balanced'
+#: Bounds that keep a run within a laptop's memory and patience.
+MAX_HOSTS = 10000
+MAX_VMS = 100000
+_positive = errors.number(float, above=0)
+_percent = errors.number(float, above=0, maximum=100)
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,12 +43,18 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help='Per-VM CPU trace (PlanetLab rows or a generic steps x VMs '
              'table). Without it a synthetic trace is generated.')
     source.add_argument('--trace-format', default='auto',
-                        choices=traces.FORMATS)
-    source.add_argument('--step-seconds', type=int, default=300,
+                        choices=traces.FORMATS,
+                        help='Trace layout (default: detected from the '
+                             'header).')
+    source.add_argument('--step-seconds', type=errors.number(int, minimum=1),
+                        default=300,
                         help='Seconds between two trace samples.')
-    source.add_argument('--vms', type=int, default=1000,
-                        help='VMs of the synthetic trace.')
-    source.add_argument('--steps', type=int,
+    source.add_argument('--vms', type=errors.number(int, minimum=1,
+                                                    maximum=MAX_VMS),
+                        default=1000,
+                        help=f'VMs of the synthetic trace (at most '
+                             f'{MAX_VMS}).')
+    source.add_argument('--steps', type=errors.number(int, minimum=1),
                         help='Trace steps to replay (synthetic: 288, one '
                              'day; a file: all of it).')
     source.add_argument('--seed', type=int, default=1,
@@ -53,22 +70,32 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                              'minute bursts added (seeded by --seed).')
     model = parser.add_argument_group('cluster')
     size = model.add_mutually_exclusive_group()
-    size.add_argument('--hosts', type=int)
-    size.add_argument('--target-load', type=float, default=60.0,
+    size.add_argument('--hosts', type=errors.number(int, minimum=1,
+                                                    maximum=MAX_HOSTS),
+                      help=f'Hosts of the cluster (1 to {MAX_HOSTS}).')
+    size.add_argument('--target-load', type=_percent, default=60.0,
                       help='Without --hosts: size the cluster so that the '
                            'mean host CPU over the trace is this percent.')
-    model.add_argument('--host-vcpus', type=int, default=32)
-    model.add_argument('--host-ram-mb', type=int, default=512 * 1024)
-    model.add_argument('--cpu-allocation-ratio', type=float, default=8.0)
-    model.add_argument('--ram-allocation-ratio', type=float, default=1.0)
+    model.add_argument('--host-vcpus', type=errors.number(int, minimum=1),
+                       default=32, help='Physical CPUs of a host.')
+    model.add_argument('--host-ram-mb', type=errors.number(int, minimum=1),
+                       default=512 * 1024, help='Memory of a host, MB.')
+    model.add_argument('--cpu-allocation-ratio', type=_positive,
+                       default=8.0,
+                       help='vCPUs a host may allocate per physical CPU.')
+    model.add_argument('--ram-allocation-ratio', type=_positive,
+                       default=1.0,
+                       help='Memory a host may allocate per MB it has.')
     model.add_argument(
         '--flavors', type=cluster.parse_flavors,
         default=cluster.DEFAULT_FLAVORS,
         help='name:vcpus:ram_mb:weight,... (default: 40%% 1 vCPU/2 GB, '
              '35%% 2/4, 20%% 4/8, 5%% 8/16)')
     model.add_argument('--placement', choices=('spread', 'random'),
-                       default='spread')
-    model.add_argument('--bandwidth-mbps', type=float, default=10000.0,
+                       default='spread',
+                       help='Initial placement: Nova\'s default weighers '
+                            '(spread) or a random host that fits.')
+    model.add_argument('--bandwidth-mbps', type=_positive, default=10000.0,
                        help='Live-migration bandwidth, Mbit/s.')
     run = parser.add_argument_group('run')
     run.add_argument('--strategies', default=DEFAULT_STRATEGIES,
@@ -78,23 +105,27 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                      help='All of them, Watcher\'s included.')
     run.add_argument('--config-file', action='append', default=[],
                      help='Config file with the [drs] options to simulate.')
-    run.add_argument('--watcher-threshold', type=float,
+    run.add_argument('--watcher-threshold', type=_percent,
                      help='workload_balance threshold, percent (default: '
                           '[drs] cpu_threshold, for a like-for-like run).')
-    run.add_argument('--ping-pong-periods', type=int,
+    run.add_argument('--ping-pong-periods', type=errors.number(int, minimum=1),
                      help='A return to a host left this many periods ago '
                           'or less is a ping-pong (default: 3 hours).')
-    run.add_argument('--output-dir', default='bench-output/rebalance')
-    run.add_argument('--no-plot', action='store_true')
+    run.add_argument('--output-dir', default='bench-output/rebalance',
+                     help='Where rebalance.csv, .json and .png are '
+                          'written; checked before the run.')
+    run.add_argument('--no-plot', action='store_true',
+                     help='Skip the PNG (and matplotlib).')
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     """Mount as ``nova-drs simulate``."""
     parser = subparsers.add_parser(
-        'simulate', help='Replay a CPU trace and compare strategies.',
+        'simulate', parents=list(parents),
+        help='Replay a CPU trace and compare strategies.',
         description=__doc__)
     _arguments(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(handler=run)
     return parser
 
 
@@ -143,6 +174,9 @@ def prepare(args) -> Setup:
     vms = cluster.assign_flavors(trace.names, args.flavors, args.seed)
     hosts = args.hosts or cluster.hosts_for_load(
         vms, trace, args.target_load, args.host_vcpus)
+    if hosts > MAX_HOSTS:
+        raise ValueError(f'--target-load {args.target_load} needs '
+                         f'{hosts} hosts, more than {MAX_HOSTS}')
     spec = cluster.ClusterSpec(
         hosts=hosts, host_vcpus=args.host_vcpus,
         host_memory_mb=args.host_ram_mb,
@@ -161,8 +195,31 @@ def prepare(args) -> Setup:
     return Setup(trace, vms, spec, config, settings)
 
 
-def run(args) -> int:
-    """Run the simulation described by parsed ``args``; the exit code."""
+def _output_dir(path: str) -> str:
+    """Create ``path`` if needed and prove it writable, before the run."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, '.nova-drs-write-test')
+        with open(probe, 'w'):
+            pass
+        os.unlink(probe)
+    except OSError as exc:
+        raise errors.CLIError(
+            f'--output-dir {path}: not writable ({exc.strerror})',
+            errors.USAGE)
+    return path
+
+
+def run(args, conf=None) -> int:
+    """Run the simulation described by parsed ``args``; the exit code.
+
+    Raises :class:`~nova_drs_scheduler.cli.errors.CLIError` (usage) for
+    bad input, before anything long runs.
+    """
+    if not args.no_plot:
+        extras.load('simulate', 'matplotlib',
+                    'the simulator\'s plot (or --no-plot)')
+    _output_dir(args.output_dir)
     try:
         setup = prepare(args)
         trace, spec, settings = setup.trace, setup.spec, setup.settings
@@ -181,8 +238,7 @@ def run(args) -> int:
                    for s in chosen]
     except (traces.TraceError, ValueError, cfg.Error,
             watcher_adapter.WatcherMissingError) as exc:
-        print(f'nova-drs simulate: {exc}', file=sys.stderr)
-        return 2
+        raise errors.CLIError(str(exc), errors.USAGE)
     source = describe(args)
     parameters = {
         'title': f'{source}: {len(trace.names)} VMs, {hosts} hosts',
@@ -195,14 +251,20 @@ def run(args) -> int:
         'planner_config': dataclasses.asdict(config), 'watcher': watcher,
         'mean_host_load_percent': round(results[0].mean_load, 1),
     }
+    paths = report.write_all(args.output_dir, parameters, results,
+                             plot=not args.no_plot)
+    if getattr(args, 'json', False):
+        json.dump(dict(report.document(parameters, results), files=paths),
+                  sys.stdout, indent=1)
+        sys.stdout.write('\n')
+        return errors.OK
     print(f"{parameters['title']}; mean host CPU "
           f"{parameters['mean_host_load_percent']}%; "
           f"{parameters['periods']} periods of {interval}s")
     print(report.markdown(report.rows(results)))
-    for path in report.write_all(args.output_dir, parameters, results,
-                                 plot=not args.no_plot):
+    for path in paths:
         print(f'wrote {path}')
-    return 0
+    return errors.OK
 
 
 def describe(args) -> str:
@@ -213,14 +275,19 @@ def describe(args) -> str:
 
 def parser() -> argparse.ArgumentParser:
     """``nova-drs-simulate``'s argument parser."""
-    parsed = argparse.ArgumentParser(prog='nova-drs-simulate',
-                                     description=__doc__)
+    parsed = errors.Parser(prog='nova-drs-simulate', description=__doc__,
+                           epilog=errors.EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     _arguments(parsed)
+    parsed.add_argument('--json', action='store_true',
+                        help='Print the result as JSON instead of a table.')
     return parsed
 
 
 def main(argv=None) -> int:
-    return run(parser().parse_args(argv))
+    """``nova-drs-simulate``: the same command, without Nova installed."""
+    args = parser().parse_args(argv)
+    return errors.handle('nova-drs-simulate', lambda: run(args))
 
 
 if __name__ == '__main__':

@@ -48,7 +48,7 @@ def write_csv(path: str, table: list) -> None:
         writer.writerows(table)
 
 
-def write_json(path: str, parameters: dict, results) -> None:
+def document(parameters: dict, results) -> dict:
     """Rows plus per-period series and refusal reasons, for later plots."""
     document = {'parameters': parameters, 'results': []}
     for result, row in zip(results, rows(results), strict=True):
@@ -58,8 +58,12 @@ def write_json(path: str, parameters: dict, results) -> None:
             failed_by_reason=dict(card.failed),
             overloaded_hosts=card.overloaded_series,
             stddev=[round(v, 3) for v in card.stddev_series]))
+    return document
+
+
+def write_json(path: str, parameters: dict, results) -> None:
     with open(path, 'w') as stream:
-        json.dump(document, stream, indent=1)
+        json.dump(document(parameters, results), stream, indent=1)
 
 
 def write_png(path: str, results, interval: int, title: str) -> None:

@@ -9,10 +9,12 @@ import argparse
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 
 import fixtures
+import requests
 import testtools
 from nova import objects
 
@@ -35,8 +37,8 @@ class CLITest(base.RebalanceTestBase):
 
     def setUp(self):
         super().setUp()
-        self.busy = self._boot('host1')
-        self.idle = self._boot('host1')
+        self.busy = self._boot('host1', name='busy')
+        self.idle = self._boot('host1', name='idle')
         self.loads = {self.busy: 4.5, self.idle: 0.5}
         # One period over the threshold (stabilization is 2): the next
         # period, the dry run's, finds host1 violated.
@@ -97,6 +99,54 @@ class CLITest(base.RebalanceTestBase):
         self.assertEqual(errors.OK, code)
         self.assertIn('its host host1 is violated', answer['why'])
         self.assertIn(self.busy, answer['why'])
+
+    def test_explain_takes_a_server_name(self):
+        code, answer = self.cli(inspect.explain, subject='busy')
+        self.assertEqual(errors.ACTION, code)
+        self.assertEqual((self.busy, 'busy'),
+                         (answer['instance'], answer['name']))
+        code, text = self.cli(inspect.explain, json_output=False,
+                              subject='idle')
+        self.assertEqual(errors.OK, code)
+        # The planner's choice, by UUID and name.
+        self.assertIn(f'{self.busy} (busy)', text)
+
+    def test_explain_ambiguous_name_lists_the_servers(self):
+        self.api.put_server(self.idle, {'server': {'name': 'busy'}})
+        error = self.assertRaises(errors.CLIError, self.cli,
+                                  inspect.explain, subject='busy')
+        self.assertEqual(errors.USAGE, error.code)
+        self.assertIn("2 servers are named 'busy'", str(error))
+        self.assertIn(self.busy, str(error))
+        self.assertIn(self.idle, str(error))
+
+    def test_plan_table_names_the_server_it_moves(self):
+        code, text = self.cli(inspect.plan, json_output=False)
+        self.assertEqual(errors.ACTION, code)
+        self.assertIn(f'{self.busy[:8]} busy', text)
+
+    def test_placement_failure_is_not_read_as_full_hosts(self):
+        """Placement failing mid-period: exit 4, never "no candidate"."""
+        from nova.scheduler.client import report
+        real_get = report.SchedulerReportClient.get
+
+        def get(client, url, *args, **kwargs):
+            if url.startswith('/allocation_candidates'):
+                failed = requests.Response()
+                failed.status_code = 503
+                failed._content = b'placement is down'
+                return failed
+            return real_get(client, url, *args, **kwargs)
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova.scheduler.client.report.SchedulerReportClient.get', get))
+        code = errors.handle('nova-drs plan',
+                             lambda: self.cli(inspect.plan)[0])
+        self.assertEqual(errors.CLOUD, code)
+        # The scheduler's own period is skipped, not planned on it.
+        record = self._period(HOT, self.loads)
+        self.assertIn('placement did not answer', record['skipped'])
+        self.assertEqual([], record['moves'])
 
     def test_explain_unknown_subject_is_a_usage_error(self):
         error = self.assertRaises(errors.CLIError, self.cli,
@@ -171,31 +221,145 @@ class CLITest(base.RebalanceTestBase):
 
 
 class CommandLineTest(testtools.TestCase):
-    """The real ``nova-drs`` process: nova.conf parsing and exit codes."""
+    """The real ``nova-drs`` process: nova.conf parsing and exit codes.
 
-    def nova_drs(self, *argv, config=''):
-        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
-                            'nova.conf')
-        with open(path, 'w') as handle:
-            handle.write(config)
+    Every failure is one line on stderr with its documented code.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+
+    def write(self, name, content, mode='w'):
+        path = os.path.join(self.tmp, name)
+        with open(path, mode) as handle:
+            handle.write(content)
+        return path
+
+    def run_cli(self, *argv, prelude=''):
         return subprocess.run(
             [sys.executable, '-c',
-             'from nova_drs_scheduler.cmd.drs import main; main()',
-             *argv, '--config-file', path],
-            capture_output=True, text=True, timeout=120)
+             prelude + 'from nova_drs_scheduler.cmd.drs import main; main()',
+             *argv], capture_output=True, text=True, timeout=180)
+
+    def nova_drs(self, *argv, config=''):
+        path = self.write('nova.conf', config)
+        return self.run_cli(*argv, '--config-file', path)
+
+    def assertFails(self, code, run, *texts):
+        self.assertEqual(code, run.returncode, run.stderr)
+        lines = run.stderr.strip().splitlines()
+        self.assertEqual(1, len(lines), run.stderr)
+        self.assertNotIn('Traceback', run.stderr)
+        for text in texts:
+            self.assertIn(text, lines[0])
+        self.assertEqual('', run.stdout)
 
     def test_bad_option_exits_3_naming_it(self):
         run = self.nova_drs('plan', config='[drs]\ncpu_threshold = 500\n')
-        self.assertEqual(errors.CONFIG, run.returncode, run.stderr)
-        self.assertIn('[drs] cpu_threshold', run.stderr)
+        self.assertFails(errors.CONFIG, run, '[drs] cpu_threshold')
+
+    def test_no_nova_conf_exits_3(self):
+        # As on a host without /etc/nova/nova.conf or ~/.nova/nova.conf.
+        run = self.run_cli('plan', prelude=(
+            'from oslo_config import cfg; '
+            'cfg.find_config_files = lambda *a, **k: []; '))
+        self.assertFails(errors.CONFIG, run, 'no nova.conf',
+                         '--config-file')
+
+    def test_missing_config_file_exits_3(self):
+        run = self.run_cli('status', '--config-file', '/nonexistent.conf')
+        self.assertFails(errors.CONFIG, run, '/nonexistent.conf')
+
+    def test_garbage_config_file_exits_3(self):
+        path = self.write('garbage.conf', 'this is not\n[an ini\n')
+        run = self.run_cli('plan', '--config-file', path)
+        self.assertFails(errors.CONFIG, run, f'Failed to parse {path}')
+
+    def test_binary_config_file_exits_3(self):
+        path = self.write('binary.conf', bytes(range(256)) * 4, 'wb')
+        run = self.run_cli('plan', '--config-file', path)
+        self.assertFails(errors.CONFIG, run,
+                         f'{path} is not a text (UTF-8) file')
+
+    def test_no_placement_credentials_exits_3(self):
+        run = self.nova_drs('plan', config=self.databases(migrated=True))
+        self.assertFails(errors.CONFIG, run, 'no credentials for placement',
+                         '[placement] auth_type')
+
+    def test_keystone_unreachable_exits_4(self):
+        config = self.databases(migrated=True) + (
+            '[placement]\nauth_type = password\n'
+            f'auth_url = http://127.0.0.1:{closed_port()}/identity\n'
+            'username = nova\npassword = x\nproject_name = service\n'
+            'user_domain_name = Default\nproject_domain_name = Default\n')
+        run = self.nova_drs('plan', config=config)
+        self.assertFails(errors.CLOUD, run, 'cannot reach Keystone',
+                         'Connection refused')
+
+    def test_unreachable_database_exits_4_without_retrying(self):
+        url = f'mysql+pymysql://nova:x@127.0.0.1:{closed_port()}'
+        config = (f'[api_database]\nconnection = {url}/nova_api\n'
+                  f'[database]\nconnection = {url}/nova\n')
+        run = self.nova_drs('plan', config=config)
+        self.assertFails(errors.CLOUD, run, 'cannot reach the database',
+                         'Connection refused')
+        # The services' 10 retries, 10 s apart, are not the CLI's: with
+        # --debug the log shows the retries --db-retries asks for, and
+        # none without it.
+        run = self.nova_drs('plan', '--debug', config=config)
+        self.assertNotIn('attempts left', run.stderr)
+        run = self.nova_drs('plan', '--debug', '--db-retries', '2',
+                            config=config)
+        self.assertIn('SQL connection failed. 2 attempts left', run.stderr)
+        self.assertEqual(errors.CLOUD, run.returncode)
+
+    def test_unmigrated_database_exits_5_not_4(self):
+        run = self.nova_drs('status', config=self.databases(migrated=False))
+        self.assertFails(errors.DB_SCHEMA, run, 'no Nova schema',
+                         'no such table', 'db sync')
+
+    def databases(self, migrated: bool) -> str:
+        """[api_database] and [database] on SQLite files in the temp dir.
+
+        Migrated: the API schema only (enough to reach placement next).
+        """
+        api = os.path.join(self.tmp, 'api.sqlite')
+        if migrated:
+            subprocess.run(
+                [sys.executable, '-c',
+                 'import sys; from nova.db import migration; '
+                 'from nova import config; '
+                 'config.parse_args(["x", "--config-file", sys.argv[1]]); '
+                 'migration.db_sync(database="api")',
+                 self.write('sync.conf',
+                            f'[api_database]\nconnection = sqlite:///{api}\n')],
+                check=True, capture_output=True, timeout=180)
+        return (f'[api_database]\nconnection = sqlite:///{api}\n'
+                '[database]\nconnection = sqlite:///'
+                f'{os.path.join(self.tmp, "main.sqlite")}\n')
+
+    def test_unexpected_error_exits_70_in_one_line(self):
+        run = self.run_cli('history', '--config-file',
+                           self.write('nova.conf', ''),
+                           prelude=(
+                               'from nova_drs_scheduler.cli import history; '
+                               'history.load = lambda *args: 1 / 0; '))
+        self.assertFails(errors.UNEXPECTED, run, 'unexpected error',
+                         'ZeroDivisionError', '--debug')
+        run = self.run_cli('--debug', 'history', '--config-file',
+                           self.write('nova.conf', ''),
+                           prelude=(
+                               'from nova_drs_scheduler.cli import history; '
+                               'history.load = lambda *args: 1 / 0; '))
+        self.assertEqual(errors.UNEXPECTED, run.returncode)
+        self.assertIn('Traceback', run.stderr)
 
     def test_db_sync_then_version_then_history(self):
-        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
-                            'drs.sqlite')
+        path = os.path.join(self.tmp, 'drs.sqlite')
         config = f'[drs_database]\nconnection = sqlite:///{path}\n'
         run = self.nova_drs('history', config=config)
-        self.assertEqual(errors.CLOUD, run.returncode, run.stderr)
-        self.assertIn('run "nova-drs db sync"', run.stderr)
+        self.assertFails(errors.DB_SCHEMA, run, 'run "nova-drs db sync"')
         run = self.nova_drs('--json', 'db', 'version', config=config)
         self.assertEqual(errors.OK, run.returncode, run.stderr)
         self.assertIsNone(json.loads(run.stdout)['version'])
@@ -214,6 +378,13 @@ class CommandLineTest(testtools.TestCase):
         self.assertEqual(errors.CLOUD, run.returncode, run.stderr)
         self.assertIn('[drs_database] connection', run.stderr)
 
-    def test_usage_error_exits_2(self):
+    def test_usage_error_exits_2_in_one_line(self):
         run = self.nova_drs('explain')
-        self.assertEqual(errors.USAGE, run.returncode)
+        self.assertFails(errors.USAGE, run, 'nova-drs explain: error:')
+
+
+def closed_port() -> int:
+    """A local TCP port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]

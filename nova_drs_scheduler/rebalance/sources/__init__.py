@@ -17,9 +17,16 @@ def load(conf) -> base.MetricsSource:
     """Instantiate the source named by ``[drs] metrics_source``."""
     name = conf.drs.metrics_source
     try:
-        return driver.DriverManager(NAMESPACE, name, invoke_on_load=True,
-                                    invoke_args=(conf,)).driver
+        return driver.DriverManager(
+            NAMESPACE, name, invoke_on_load=True, invoke_args=(conf,),
+            on_load_failure_callback=_raise).driver
     except exception.NoMatches:
         raise ValueError(f'Invalid value for option [drs] metrics_source: '
                          f'no metric source named {name!r} is installed '
                          f'(namespace {NAMESPACE}).')
+
+
+def _raise(_manager, _entrypoint, exc):
+    """A source that fails to import (e.g. a missing extra) stops the
+    service with its own error, not as "no source named ..."."""
+    raise exc

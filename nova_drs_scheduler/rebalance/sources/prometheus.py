@@ -11,14 +11,16 @@ import math
 import re
 import time
 
-import requests
 from oslo_log import log as logging
 
+from nova_drs_scheduler import extras
 from nova_drs_scheduler import log_once
 from nova_drs_scheduler.rebalance.metrics import HostSample
 from nova_drs_scheduler.rebalance.sources import base
 
 LOG = logging.getLogger(__name__)
+requests = extras.load('prometheus', 'requests',
+                       '[drs] metrics_source = prometheus')
 
 
 class PrometheusSource(base.MetricsSource):
