@@ -70,3 +70,69 @@ class CliTest(testtools.TestCase):
                                      '--steps', '2')
         self.assertEqual(2, code)
         self.assertIn('no host can take', stderr)
+
+
+class InputTest(testtools.TestCase):
+    """Bad input: exit 2, one line on stderr, nothing run or written."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.useFixture(fixtures.TempDir()).path
+
+    def refused(self, *argv):
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr), \
+                contextlib.redirect_stdout(io.StringIO()):
+            try:
+                code = cli.main(list(argv))
+            except SystemExit as exc:
+                code = exc.code
+        lines = stderr.getvalue().strip().splitlines()
+        self.assertEqual(2, code, stderr.getvalue())
+        self.assertEqual(1, len(lines), stderr.getvalue())
+        return lines[0]
+
+    def test_zero_or_negative_sizes_are_refused(self):
+        for option, value in (('--host-vcpus', '0'), ('--target-load', '0'),
+                              ('--cpu-allocation-ratio', '0'),
+                              ('--ram-allocation-ratio', '-1'),
+                              ('--host-ram-mb', '0'), ('--hosts', '0'),
+                              ('--steps', '0'), ('--steps', '-1'),
+                              ('--step-seconds', '0'), ('--vms', '0'),
+                              ('--bandwidth-mbps', '0'),
+                              ('--target-load', 'nan'),
+                              ('--ping-pong-periods', '0')):
+            line = self.refused(option, value, '--output-dir', self.out)
+            self.assertIn(f'argument {option}', line)
+        self.assertEqual([], os.listdir(self.out))
+
+    def test_absurd_cluster_is_refused_at_once(self):
+        line = self.refused('--hosts', '100000000')
+        self.assertIn(f'must be at most {cli.MAX_HOSTS}', line)
+        line = self.refused('--target-load', '0.0001', '--steps', '2',
+                            '--vms', '2000', '--output-dir', self.out)
+        self.assertIn(f'more than {cli.MAX_HOSTS}', line)
+
+    def test_unwritable_output_dir_is_refused_before_the_run(self):
+        blocker = tempfiles.write(self, 'a file, not a directory')
+        line = self.refused('--output-dir', os.path.join(blocker, 'out'))
+        self.assertIn('not writable', line)
+        read_only = os.path.join(self.out, 'ro')
+        os.mkdir(read_only, 0o500)
+        if os.access(read_only, os.W_OK):
+            # root writes anywhere; the file case above still holds.
+            return
+        self.assertIn('not writable', self.refused('--output-dir', read_only))
+
+    def test_json_before_or_after_the_subcommand(self):
+        from nova_drs_scheduler import cli as nova_drs
+        for argv in (['--json', 'simulate'], ['simulate', '--json']):
+            stdout = io.StringIO()
+            with contextlib.redirect_stdout(stdout):
+                code = nova_drs.main(argv + [
+                    '--vms', '20', '--steps', '3', '--no-plot',
+                    '--strategies', 'none', '--output-dir', self.out])
+            self.assertEqual(0, code)
+            document = json.loads(stdout.getvalue())
+            self.assertEqual(['none'], [r['strategy']
+                                        for r in document['results']])
