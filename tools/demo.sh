@@ -11,5 +11,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap-tox.sh >&2
-.tox/bootstrap/bin/tox -qq -e demo --notest >&2
+# One preparation at a time (parallel runs, e.g. the tests of this demo).
+flock .tox/demo.lock .tox/bootstrap/bin/tox -qq -e demo --notest >&2
 exec .tox/demo/bin/nova-drs demo "$@"

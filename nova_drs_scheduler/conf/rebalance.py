@@ -168,8 +168,10 @@ OPTS = [
         help='Where host and instance CPU measurements come from, by name '
              'in the ``nova_drs_scheduler.metrics_sources`` namespace. '
              '``nova`` samples the ``cpu.percent`` compute monitor and '
-             'instance diagnostics; ``static`` reads '
-             '``static_metrics_file`` (tests, demos, simulation).'),
+             'instance diagnostics; ``prometheus`` runs the PromQL queries '
+             'of ``[drs_prometheus]`` (node_exporter and a libvirt '
+             'exporter; needs the ``[prometheus]`` extra); ``static`` '
+             'reads ``static_metrics_file`` (tests, demos, simulation).'),
     cfg.StrOpt(
         'static_metrics_file',
         help='JSON file read by the ``static`` metric source on every '
