@@ -3,9 +3,11 @@
 import argparse
 import contextlib
 import io
+import json
 import os
 import re
 
+import fixtures
 import testtools
 
 from nova_drs_scheduler import cli
@@ -66,6 +68,23 @@ class ParserTest(testtools.TestCase):
     def test_history_limit_is_not_negative(self):
         self.assertIn('argument --limit', self.refused('history', '--limit',
                                                        '-1'))
+
+
+class SimulateJsonTest(testtools.TestCase):
+    """``nova-drs simulate``: JSON whichever side of it --json is on."""
+
+    def test_json_before_or_after_the_subcommand(self):
+        out = self.useFixture(fixtures.TempDir()).path
+        for argv in (['--json', 'simulate'], ['simulate', '--json']):
+            stdout = io.StringIO()
+            with contextlib.redirect_stdout(stdout):
+                code = cli.main(argv + [
+                    '--vms', '20', '--steps', '3', '--no-plot',
+                    '--strategies', 'none', '--output-dir', out])
+            self.assertEqual(0, code)
+            document = json.loads(stdout.getvalue())
+            self.assertEqual(['none'], [r['strategy']
+                                        for r in document['results']])
 
 
 class HelpTest(testtools.TestCase):

@@ -123,16 +123,3 @@ class InputTest(testtools.TestCase):
             # root writes anywhere; the file case above still holds.
             return
         self.assertIn('not writable', self.refused('--output-dir', read_only))
-
-    def test_json_before_or_after_the_subcommand(self):
-        from nova_drs_scheduler import cli as nova_drs
-        for argv in (['--json', 'simulate'], ['simulate', '--json']):
-            stdout = io.StringIO()
-            with contextlib.redirect_stdout(stdout):
-                code = nova_drs.main(argv + [
-                    '--vms', '20', '--steps', '3', '--no-plot',
-                    '--strategies', 'none', '--output-dir', self.out])
-            self.assertEqual(0, code)
-            document = json.loads(stdout.getvalue())
-            self.assertEqual(['none'], [r['strategy']
-                                        for r in document['results']])
