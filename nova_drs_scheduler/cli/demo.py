@@ -64,7 +64,13 @@ def run(args, conf=None) -> int:
     # may capture sys.stdout (OS_STDOUT_CAPTURE), and rows must show live.
     echo = ((lambda *_a, **_k: None) if args.json else
             functools.partial(print, file=sys.stdout, flush=True))
-    result = runner.play(trace, args.output_dir, echo=echo)
+    try:
+        result = runner.play(trace, args.output_dir, echo=echo)
+    except runner.demo_cloud.CloudFailedError as exc:
+        if args.debug:
+            print(exc.detail, file=sys.stderr)
+        raise errors.CLIError(f'the demo cloud failed: {exc}',
+                              errors.UNEXPECTED)
     summary = runner.report(result, args.output_dir, echo=echo)
     if args.json:
         print(json.dumps(dict(summary, migrations_detail=result.migrations),

@@ -10,6 +10,7 @@ functional tests, even when the demo fails half-way.
 import json
 import logging
 import os
+import re
 import time
 import unittest
 
@@ -136,6 +137,20 @@ def run(story, drs: dict) -> None:
     logging.root.setLevel(logging.WARNING)
     problems = result.errors + result.failures
     if problems:
-        # The test result carries the captured Nova log; its tail is the
-        # traceback that matters.
-        raise RuntimeError('\n'.join(problems[0][1].splitlines()[-25:]))
+        raise CloudFailedError(problems[0][1])
+
+
+class CloudFailedError(RuntimeError):
+    """The demo's test case failed; ``detail`` is its report's tail."""
+
+    def __init__(self, report: str):
+        # The report carries the captured Nova log; its tail has the
+        # traceback that matters, and its last exception line the cause.
+        self.detail = '\n'.join(report.splitlines()[-25:])
+        causes = [line.strip() for line in report.splitlines()
+                  if _EXCEPTION_LINE.match(line.strip())]
+        super().__init__(causes[-1] if causes else 'see --debug')
+
+
+#: ``pkg.module.SomeError: message``, as a traceback ends.
+_EXCEPTION_LINE = re.compile(r'^([a-z_]\w*\.)*[A-Z]\w*: ')

@@ -186,3 +186,17 @@ class TablesTest(testtools.TestCase):
         self.assertEqual(errors.OK, code)
         self.assertIn('abc web', stdout.getvalue())
         self.assertIn('host2,host10', stdout.getvalue())
+
+
+class DemoFailureTest(testtools.TestCase):
+
+    def test_a_failed_demo_cloud_names_its_cause(self):
+        from nova_drs_scheduler.demo import cloud
+        error = cloud.CloudFailedError(
+            'Traceback (most recent call last):\n  File "x.py", line 1\n'
+            '    boot()\n    ^^^^^^\n'
+            'nova.exception.NoValidHost: No valid host was found.\n\n'
+            '2026-11-23 21:00:00 INFO [nova.service] Stopping: now\n')
+        self.assertEqual('nova.exception.NoValidHost: No valid host was '
+                         'found.', str(error))
+        self.assertIn('boot()', error.detail)
