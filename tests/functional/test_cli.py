@@ -181,8 +181,8 @@ class CLITest(base.RebalanceTestBase):
         self.assertIn(f'DRS migration {migration.uuid} from host1 to host3',
                       status['attention'][self.busy])
         code, text = self.cli(inspect.status, json_output=False)
-        self.assertIn('Instances needing attention', text)
-        self.assertIn(self.busy, text)
+        self.assertIn('Servers needing attention', text)
+        self.assertIn(f'{self.busy[:8]} busy', text)
 
     def test_history_lists_the_periods_and_moves(self):
         second = self._period(HOT, self.loads)
