@@ -39,7 +39,8 @@ CODES = (
     (CLOUD, 'the cloud could not be reached or failed: database, '
             'Keystone, placement, metric source'),
     (DB_SCHEMA, 'a database was reached but its schema is missing or too '
-                'old (run its db sync)'),
+                'old (run nova-manage db sync, or nova-drs db sync for the '
+                'DRS database)'),
     (UNEXPECTED, 'unexpected error (a bug; --debug shows the traceback)'),
 )
 
