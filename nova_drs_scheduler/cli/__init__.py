@@ -27,7 +27,8 @@ now, and why. history shows the decisions the scheduler recorded;
 recommendations, apply and dismiss handle the moves it recommends in
 manual mode; db creates or upgrades the DRS database.
 simulate replays a CPU trace through the same planner; demo runs a whole
-Nova cloud in this process. Only apply migrates.
+Nova cloud in this process. nova-drs itself migrates nothing: apply
+approves recommended moves, which the leading scheduler starts.
 '''
 
 

@@ -22,6 +22,7 @@ from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import history
 from nova_drs_scheduler.cli import inspect
 from nova_drs_scheduler.cli import output
+from nova_drs_scheduler.db import migration
 from tests import tempfiles
 
 
@@ -61,6 +62,13 @@ class ClassifyTest(testtools.TestCase):
             db_exc.DBConnectionError(Exception('refused'))))
         self.assertEqual(errors.CONFIG, self.code(
             db_exc.CantStartEngineError('No sql_connection parameter')))
+
+    def test_drs_database_unmigrated_is_5_naming_its_sync(self):
+        engine = engines.create_engine('sqlite://')
+        unmigrated = self.assertRaises(migration.NotMigratedError,
+                                       migration.check, engine)
+        self.assertEqual(errors.DB_SCHEMA, self.code(unmigrated))
+        self.assertIn('nova-drs db sync', str(errors.classify(unmigrated)))
 
     def test_a_bug_is_unclassified(self):
         self.assertIsNone(errors.classify(KeyError('time')))
