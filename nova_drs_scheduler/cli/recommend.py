@@ -11,14 +11,23 @@ def add_parsers(subparsers, parents) -> dict:
         'recommendations': subparsers.add_parser(
             'recommendations', parents=parents,
             help='Moves the rebalancer recommends (automation manual), '
-                 'and what became of them.'),
+                 'and what became of them.',
+            description='Lists the recommendations the leading scheduler '
+                        'stored in the DRS database: pending and approved '
+                        'ones, and with --all the ended ones too.'),
         'apply': subparsers.add_parser(
             'apply', parents=parents,
             help='Approve recommendations: the leading scheduler starts '
-                 'them at its next period, through its usual rails.'),
+                 'them at its next period, through its usual rails.',
+            description='Approves one pending recommendation (ID) or all '
+                        'of them; nova-drs migrates nothing itself, the '
+                        'leading scheduler starts approved moves at its '
+                        'next period unless they are no longer valid.'),
         'dismiss': subparsers.add_parser(
             'dismiss', parents=parents,
-            help='Dismiss a pending recommendation.'),
+            help='Dismiss a pending recommendation.',
+            description='Dismisses a pending or approved recommendation: '
+                        'the scheduler will not start it.'),
     }
     parsers['recommendations'].add_argument(
         '--all', action='store_true',
@@ -29,7 +38,8 @@ def add_parsers(subparsers, parents) -> dict:
                         help='Recommendation to approve.')
     target.add_argument('--all', action='store_true',
                         help='Approve every pending recommendation.')
-    parsers['dismiss'].add_argument('ident', metavar='ID', type=int)
+    parsers['dismiss'].add_argument('ident', metavar='ID', type=int,
+                                    help='Recommendation to dismiss.')
     for name, handler in (('recommendations', show), ('apply', apply),
                           ('dismiss', dismiss)):
         parsers[name].set_defaults(handler=handler)
