@@ -13,7 +13,9 @@ def add_parser(subparsers, parents):
                     'tables or upgrades them to this release (run it once '
                     'per database, before starting the schedulers); '
                     '"version" prints the revision the database is at.')
-    parser.add_argument('action', choices=('sync', 'version'))
+    parser.add_argument('action', choices=('sync', 'version'),
+                        help='sync: create or upgrade the tables; version: '
+                             'print the revision.')
     parser.set_defaults(handler=run)
     return parser
 
