@@ -185,6 +185,21 @@ OPTS = [
              'stabilization counter, so ``window`` and ``stabilization`` '
              'are counted in these periods. Keep it near '
              '``[DEFAULT] update_resources_interval``.'),
+    cfg.FloatOpt(
+        'instance_metrics_timeout',
+        default=10.0,
+        min=0.1,
+        help='Seconds a rebalance period waits for the CPU load of the '
+             'instances on hosts over their threshold. The ``nova`` '
+             'metric source asks each instance\'s compute for its '
+             'diagnostics over RPC, hosts side by side; without a deadline '
+             'one hung compute or a message-queue restart stalls the whole '
+             'period, up to ``[DEFAULT] rpc_response_timeout`` per '
+             'instance. A host whose instances are not all measured in '
+             'time is not relieved in that period (its decision record '
+             'says so, rule ``instance_metrics_timeout``) and is measured '
+             'again at the next one. Keep it well below '
+             '``rebalance_interval``.'),
 ]
 
 

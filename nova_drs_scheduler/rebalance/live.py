@@ -1,11 +1,14 @@
 """The planner's Snapshot, built from live Nova state.
 
-:func:`read_cloud` reads every enabled cell's compute nodes, services,
-instances and recent migrations, plus the aggregates, with database reads
-only: nothing here calls another service over RPC, so the reads may run
-under ``target_cell`` (§0.4 of the integration notes).  :func:`build_snapshot`
-then turns those rows, the metric windows' verdicts and the instances'
-measured loads into the planner's :class:`~.model.Snapshot`.
+:func:`read_cloud` reads every enabled cell's compute nodes and services,
+the aggregates and the recent migrations; :func:`read_instances` then reads
+only the instances a period can use: those of the hosts over their
+threshold (the only sources), plus the few named by migrations and open
+recommendations.  Database reads only: nothing here calls another service
+over RPC, so the reads may run under ``target_cell`` (§0.4 of the
+integration notes).  :func:`build_snapshot` then turns those rows, the
+metric windows' verdicts and the instances' measured loads into the
+planner's :class:`~.model.Snapshot`.
 """
 
 import dataclasses
@@ -48,26 +51,30 @@ class Cloud:
     """Everything one period reads from Nova's databases."""
 
     hosts: dict
-    #: {instance uuid: (Instance, CellMapping)}
+    #: {instance uuid: (Instance, CellMapping)}, as :func:`read_instances`
+    #: filled it.
     instances: dict
     migrations: list
 
 
 def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
                ) -> Cloud:
-    """Rows of every cell in ``cells``; migrations changed since ``since``."""
-    aggregates = objects.AggregateList.get_all(context)
-    hosts, instances, migrations = {}, {}, []
+    """Hosts of every cell in ``cells``; migrations changed since ``since``.
+
+    No instance yet: which ones are worth reading depends on the hosts'
+    verdicts (:func:`read_instances`).
+    """
+    by_host = {}
+    for aggregate in objects.AggregateList.get_all(context):
+        for name in aggregate.hosts:
+            by_host.setdefault(name, []).append(aggregate)
+    hosts, migrations = {}, []
     for cell in cells:
         with nova_context.target_cell(context, cell) as cctxt:
             nodes = objects.ComputeNodeList.get_all(cctxt)
             services = {service.host: service for service in
                         objects.ServiceList.get_by_binary(
                             cctxt, 'nova-compute', include_disabled=True)}
-            names = sorted({node.host for node in nodes})
-            cell_instances = objects.InstanceList.get_by_filters(
-                cctxt, {'host': names, 'deleted': False},
-                expected_attrs=['flavor', 'metadata']) if names else []
             migrations.extend(recent_migrations(cctxt, since))
         for node in sorted(nodes, key=lambda node: node.hypervisor_hostname):
             service = services.get(node.host)
@@ -76,10 +83,38 @@ def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
             hosts[node.host] = HostRows(
                 node.host, node, service, cell,
                 servicegroup_api.service_is_up(service),
-                [agg for agg in aggregates if node.host in agg.hosts])
-        for instance in cell_instances:
-            instances[instance.uuid] = (instance, cell)
-    return Cloud(hosts, instances, migrations)
+                by_host.get(node.host, []))
+    return Cloud(hosts, {}, migrations)
+
+
+def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
+    """Add to ``cloud.instances`` the instances on ``hosts`` and ``uuids``.
+
+    ``hosts`` None reads every host's (``nova-drs plan`` and ``explain``
+    show them all); the periodic task names the hosts over their threshold,
+    which is what keeps a period's read small in a large cloud.  ``uuids``
+    (e.g. instances of recent migrations) are read wherever they are, if on
+    a host of ``cloud``.
+    """
+    wanted = set(cloud.hosts) if hosts is None else set(hosts)
+    uuids = sorted(set(uuids))
+    for cell in {rows.cell.uuid: rows.cell
+                 for rows in cloud.hosts.values()}.values():
+        names = sorted(name for name in wanted
+                       if name in cloud.hosts
+                       and cloud.hosts[name].cell.uuid == cell.uuid)
+        if not names and not uuids:
+            continue
+        found = []
+        with nova_context.target_cell(context, cell) as cctxt:
+            for key, values in (('host', names), ('uuid', uuids)):
+                if values:
+                    found.extend(objects.InstanceList.get_by_filters(
+                        cctxt, {key: values, 'deleted': False},
+                        expected_attrs=['flavor', 'metadata']))
+        for instance in found:
+            if instance.host in cloud.hosts:
+                cloud.instances[instance.uuid] = (instance, cell)
 
 
 def recent_migrations(cctxt, since: datetime.datetime) -> list:

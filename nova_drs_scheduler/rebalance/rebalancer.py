@@ -27,6 +27,7 @@ from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
+from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
@@ -255,7 +256,8 @@ class Rebalancer:
 
         Returns ``(plan, cloud, automation levels, approved moves)``.
         """
-        snapshot, cloud, levels = self._snapshot(context, config, windows)
+        snapshot, cloud, levels, late = self._snapshot(
+            context, config, windows, all_instances=not acting)
         cands = candidates.LiveCandidates(
             context, self.host_manager, self.placement_client,
             cloud.instances)
@@ -267,12 +269,20 @@ class Rebalancer:
                 self.store.transition(ident, db_store.STARTED,
                                       (db_store.APPROVED,))
             snapshot = recommendations.reserve(snapshot, approved)
+        snapshot = unmeasured(snapshot, late)
         plan = planner.plan(snapshot, cands)
         record.add_plan(rec, snapshot, plan)
+        record.add_not_relieved(rec, plan, late,
+                                CONF.drs.instance_metrics_timeout)
         rec['attention'] = live.needs_attention(cloud)
         return plan, cloud, levels, approved
 
-    def _snapshot(self, context, config, windows):
+    def _snapshot(self, context, config, windows, all_instances):
+        """The period's snapshot, from hosts to the instances worth it.
+
+        Returns ``(snapshot, cloud, automation levels, hosts whose
+        instances were not measured in time)``.
+        """
         drs = CONF.drs
         horizon = max(drs.instance_cooldown, drs.quarantine_time,
                       drs.migration_timeout, drs.no_return_time)
@@ -298,16 +308,43 @@ class Rebalancer:
             time.time(), samples,
             {name: (s.cpu_threshold, s.ram_threshold)
              for name, s in settings.items()})
-        # Only instances of hosts over their threshold may be chosen; not
-        # measuring the others spares a diagnostics call per instance.
+        # Only instances of hosts over their threshold may be chosen: the
+        # others are neither read nor measured (a diagnostics call per
+        # instance), except those a DRS migration or an open
+        # recommendation names.
         over = {name for name, status in statuses.items() if status.counter}
-        loads = self.source.instance_loads(context, [
-            instance for instance, _cell in cloud.instances.values()
-            if instance.host in over])
+        live.read_instances(
+            context, cloud, None if all_instances else over,
+            self._named_instances(cloud))
+        measured = self.source.instance_loads_within(
+            context, [instance for instance, _cell in cloud.instances.values()
+                      if instance.host in over],
+            drs.instance_metrics_timeout)
         snapshot = live.build_snapshot(
-            cloud, settings, statuses, loads, config,
+            cloud, settings, statuses, measured.loads, config,
             drs.instance_cooldown, drs.quarantine_time, drs.no_return_time)
-        return snapshot, cloud, levels
+        return snapshot, cloud, levels, measured.late
+
+    def _named_instances(self, cloud) -> set:
+        """Instances of DRS migrations (ERROR after one needs attention)
+        and of open recommendations (re-validated each period)."""
+        named = {migration.instance_uuid for migration in cloud.migrations
+                 if migration.user_id == executor.DRS_USER}
+        named.update(rec['instance'] for rec in self.store.recommendations(
+            (db_store.PENDING, db_store.APPROVED)))
+        return named
+
+
+def unmeasured(snapshot: model.Snapshot, late) -> model.Snapshot:
+    """The snapshot with the instances of ``late`` hosts blocked, so those
+    hosts are not relieved on loads that were not measured (approved
+    recommendations, an operator's choice, are already reserved)."""
+    if not late:
+        return snapshot
+    return dataclasses.replace(snapshot, instances=[
+        dataclasses.replace(inst, blocked=record.NOT_MEASURED_BLOCK)
+        if inst.host in late and inst.blocked is None else inst
+        for inst in snapshot.instances])
 
 
 def _log_period(rec: dict) -> None:

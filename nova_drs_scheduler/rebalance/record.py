@@ -46,6 +46,25 @@ def add_plan(record: dict, snapshot: model.Snapshot,
         move['outcome'] = {'status': 'planned'}
 
 
+#: Rule of a violated host not relieved because the CPU of its instances
+#: was not measured before the period's deadline.
+NOT_MEASURED = 'instance_metrics_timeout'
+#: Why its instances may not move in that period.
+NOT_MEASURED_BLOCK = ('CPU not measured within [drs] '
+                      'instance_metrics_timeout: not relieved this period')
+
+
+def add_not_relieved(record: dict, plan: model.Plan, late,
+                     timeout: float) -> None:
+    """List the violated hosts of ``late`` (instances not measured in
+    time) as not relieved, in the shape of a move's rejections."""
+    record['not_relieved'] = [
+        {'subject': verdict.host, 'rule': NOT_MEASURED,
+         'detail': f'CPU of its instances not measured within {timeout:g} '
+                   f's: not relieved this period'}
+        for verdict in plan.hosts if verdict.violated and verdict.host in late]
+
+
 def set_outcome(record: dict, instance: str, outcome: dict) -> bool:
     """Write ``outcome`` into the record's move of ``instance``."""
     for move in record['moves']:

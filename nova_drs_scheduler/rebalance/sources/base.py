@@ -10,10 +10,23 @@ to "not judged" for the hosts concerned instead of a failed period.
 """
 
 import abc
+import dataclasses
 from collections.abc import Mapping
 from collections.abc import Sequence
 
+from nova_drs_scheduler import deadline
 from nova_drs_scheduler.rebalance.metrics import HostSample
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """Instance loads measured within a deadline."""
+
+    #: {instance uuid: CPU cores}, as :meth:`MetricsSource.instance_loads`.
+    loads: Mapping[str, float]
+    #: Hosts with an instance whose measurement was still running at the
+    #: deadline: not measured in time.
+    late: frozenset = frozenset()
 
 
 class MetricsSource(abc.ABC):
@@ -41,6 +54,22 @@ class MetricsSource(abc.ABC):
         the source cannot measure are left out; the caller decides their
         fallback.
         """
+
+    def instance_loads_within(self, context, instances: Sequence,
+                              timeout: float | None) -> Measured:
+        """:meth:`instance_loads` under a deadline of ``timeout`` seconds.
+
+        This default runs the whole call in a worker: late, every host of
+        ``instances`` is late.  A source that measures host by host (the
+        nova source's diagnostics RPC) overrides it to give up only on the
+        hosts that did not answer in time.
+        """
+        done, late = deadline.gather(
+            {'instance_loads': lambda: self.instance_loads(
+                context, instances)}, timeout)
+        if late:
+            return Measured({}, frozenset(i.host for i in instances))
+        return Measured(done['instance_loads'])
 
 
 class MetricsUnavailable(Exception):  # noqa: N818 - used by name

@@ -17,9 +17,16 @@ in the scheduler.  An instance seen for the first time, or whose counter
 did not advance (a driver returning constants, such as Nova's fake driver;
 a running guest's CPU time always advances), or whose diagnostics failed,
 is left out; the caller then falls back to a share of its host's load.
+
+The calls run host by host, hosts side by side, under the period's
+deadline (``[drs] instance_metrics_timeout``): a host whose compute does
+not answer in time is reported late, not waited for.  The instances given
+are the Instance objects the period read, so no instance is read again;
+one host mapping per host targets the calls at the host's cell.
 """
 
 import datetime
+import functools
 import math
 import time
 
@@ -30,6 +37,7 @@ from nova.objects import monitor_metric
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_drs_scheduler import deadline
 from nova_drs_scheduler import utilization
 from nova_drs_scheduler.rebalance.metrics import HostSample
 from nova_drs_scheduler.rebalance.sources import base
@@ -61,33 +69,58 @@ class NovaSource(base.MetricsSource):
         return samples
 
     def instance_loads(self, context, instances):
-        loads = {}
-        seen = set()
-        for instance in instances:
-            seen.add(instance.uuid)
-            cpu_time = self._read_cpu_time(context, instance.uuid)
-            if cpu_time is None:
-                continue
-            now = time.time()
-            previous = self._cpu_time.get(instance.uuid)
-            self._cpu_time[instance.uuid] = (cpu_time, now)
-            if previous is None or cpu_time <= previous[0]:
-                continue
-            loads[instance.uuid] = (cpu_time - previous[0]) / 1e9 / max(
-                now - previous[1], 1e-3)
-        for gone in set(self._cpu_time) - seen:
-            del self._cpu_time[gone]
-        return loads
+        return self.instance_loads_within(context, instances, None).loads
 
-    def _read_cpu_time(self, context, uuid: str) -> int | None:
-        """Total CPU time of the instance's vCPUs, in ns, or None."""
-        ctx = context.elevated()  # A copy: get() targets it at the cell.
+    def instance_loads_within(self, context, instances, timeout):
+        by_host = {}
+        for instance in instances:
+            by_host.setdefault(instance.host, []).append(instance)
+        readings, late = deadline.gather(
+            {host: functools.partial(self._read_host, context, host, listed)
+             for host, listed in sorted(by_host.items())}, timeout)
+        for host in sorted(late):
+            LOG.warning('DRS: no instance diagnostics from host %s within '
+                        '%s s ([drs] instance_metrics_timeout).', host,
+                        timeout)
+        loads = {}
+        for host_readings in readings.values():
+            for uuid, (cpu_time, now) in host_readings.items():
+                previous = self._cpu_time.get(uuid)
+                self._cpu_time[uuid] = (cpu_time, now)
+                if previous is None or cpu_time <= previous[0]:
+                    continue
+                loads[uuid] = (cpu_time - previous[0]) / 1e9 / max(
+                    now - previous[1], 1e-3)
+        # Instances not asked about left their over host: forgotten.
+        for gone in set(self._cpu_time) - {i.uuid for i in instances}:
+            del self._cpu_time[gone]
+        return base.Measured(loads, frozenset(late))
+
+    def _read_host(self, context, host: str, instances) -> dict:
+        """``{uuid: (cpu time in ns, wall clock in s)}`` of one host's
+        instances; runs in a worker, so it changes nothing shared."""
+        ctx = context.elevated()  # A copy, targeted at the host's cell.
         try:
-            instance = self.compute_api.get(ctx, uuid)
+            mapping = objects.HostMapping.get_by_host(ctx, host)
+        except Exception as exc:  # Unmapped or unreadable: unmeasured.
+            LOG.debug('No cell for host %s: %s', host, exc)
+            return {}
+        nova_context.set_target_cell(ctx, mapping.cell_mapping)
+        readings = {}
+        for instance in instances:
+            cpu_time = self._read_cpu_time(ctx, instance)
+            if cpu_time is not None:
+                readings[instance.uuid] = (cpu_time, time.time())
+        return readings
+
+    def _read_cpu_time(self, context, instance) -> int | None:
+        """Total CPU time of the instance's vCPUs, in ns, or None."""
+        try:
             diagnostics = self.compute_api.get_instance_diagnostics(
-                ctx, instance)
+                context, instance)
         except Exception as exc:  # Any failure: this instance unmeasured.
-            LOG.debug('No diagnostics for instance %s: %s', uuid, exc)
+            LOG.debug('No diagnostics for instance %s: %s', instance.uuid,
+                      exc)
             return None
         times = [cpu.time for cpu in diagnostics.cpu_details
                  if cpu.obj_attr_is_set('time') and cpu.time is not None]

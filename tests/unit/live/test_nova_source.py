@@ -1,8 +1,11 @@
 """The nova metric source: host samples and instance CPU rates."""
 
 import datetime
+import threading
+import time
 from unittest import mock
 
+import fixtures
 import testtools
 from nova import objects
 from oslo_config import cfg
@@ -52,12 +55,18 @@ class InstanceLoadsTest(testtools.TestCase):
         with mock.patch('nova.compute.api.API'):
             self.source = nova.NovaSource(cfg.ConfigOpts())
         self.times = {}
-        self.source._read_cpu_time = lambda ctx, uuid: self.times.get(uuid)
+        self.source._read_cpu_time = (
+            lambda ctx, instance: self.times.get(instance.uuid))
+        self.useFixture(fixtures.MockPatch(
+            'nova.objects.HostMapping.get_by_host'))
+        self.useFixture(fixtures.MockPatch(
+            'nova.context.set_target_cell'))
+        self.context = mock.Mock()
 
     def loads(self, clock, *uuids_):
-        instances = [mock.Mock(uuid=u) for u in uuids_]
+        instances = [mock.Mock(uuid=u, host='h1') for u in uuids_]
         with mock.patch('time.time', return_value=clock):
-            return self.source.instance_loads(None, instances)
+            return self.source.instance_loads(self.context, instances)
 
     def test_rate_between_two_calls(self):
         self.times = {uuids.a: 10 * 10**9, uuids.b: 5 * 10**9}
@@ -74,3 +83,25 @@ class InstanceLoadsTest(testtools.TestCase):
         self.assertEqual({}, self.loads(120.0, uuids.a))
         self.times = {}
         self.assertEqual({}, self.loads(130.0, uuids.a))
+
+    def test_host_late_at_the_deadline_others_measured(self):
+        release = threading.Event()
+        self.addCleanup(release.set)
+
+        def read(ctx, instance):
+            if instance.host == 'hung':
+                release.wait(30)
+            self.times[instance.uuid] = self.times.get(
+                instance.uuid, 0) + 10**9
+            return self.times[instance.uuid]
+
+        self.source._read_cpu_time = read
+        instances = [mock.Mock(uuid=uuids.a, host='h1'),
+                     mock.Mock(uuid=uuids.b, host='hung')]
+        self.source.instance_loads_within(self.context, instances, 0.2)
+        started = time.monotonic()
+        measured = self.source.instance_loads_within(
+            self.context, instances, 0.2)
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertEqual(frozenset({'hung'}), measured.late)
+        self.assertEqual({uuids.a}, set(measured.loads))

@@ -12,7 +12,7 @@ OPTION_NAMES = {
     'min_improvement', 'max_migrations_per_period',
     'max_concurrent_migrations_per_host', 'max_concurrent_migrations',
     'instance_cooldown', 'metrics_source', 'static_metrics_file',
-    'rebalance_interval'}
+    'rebalance_interval', 'instance_metrics_timeout'}
 
 
 class RebalanceOptionsTest(test.NoDBTestCase):
