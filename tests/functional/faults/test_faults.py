@@ -16,6 +16,7 @@ from unittest import mock
 
 import fixtures
 from nova import exception
+from nova.compute import rpcapi as compute_rpcapi
 from oslo_db import exception as db_exc
 
 from nova_drs_scheduler.rebalance import executor
@@ -344,6 +345,53 @@ class ComputeDownTest(FaultTestBase):
             self.assertFalse(verdict['violated'])
         self.assertEqual('host4', self._host_of(stranded))
         self.assertEqual([], list(self._migrations(stranded)))
+
+
+class HungDiagnosticsTest(FaultTestBase):
+    """One compute never answers instance diagnostics (the ``nova``
+    source's RPC): the period ends at ``[drs] instance_metrics_timeout``,
+    that host is not relieved and the record says so; the other is."""
+
+    DRS = {'stabilization': 1, 'metrics_source': 'nova',
+           'instance_metrics_timeout': 1.0}
+
+    def test_late_host_not_relieved_the_other_is(self):
+        cool = [self._boot('host1') for _ in range(2)]
+        hung = [self._boot('host2') for _ in range(2)]
+        release = threading.Event()
+        self.addCleanup(release.set)  # Before the services stop.
+        call = compute_rpcapi.ComputeAPI.get_instance_diagnostics
+
+        def no_answer_from_host2(rpcapi, ctxt, instance):
+            # As a compute (or its queue) that never replies: the call
+            # blocks in the caller until rpc_response_timeout.
+            if instance.host == 'host2':
+                release.wait(60)
+            return call(rpcapi, ctxt, instance=instance)
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova.compute.rpcapi.ComputeAPI.get_instance_diagnostics',
+            no_answer_from_host2))
+        self._publish_cpu({'host1': 90, 'host2': 90, 'host3': 10})
+        started = time.monotonic()
+        record = self.scheduler_service.manager.run_rebalance(
+            self._admin_context())
+        self.assertLess(time.monotonic() - started, 10)
+        self.assertTrue(self._verdict(record, 'host2')['violated'])
+        [move] = record['moves']
+        self.assertEqual('host1', move['source'])
+        self.assertIn(move['instance'], cool)
+        [entry] = record['not_relieved']
+        self.assertEqual(('host2', 'instance_metrics_timeout'),
+                         (entry['subject'], entry['rule']))
+        self.assertIn('not measured within 1 s', entry['detail'])
+        for uuid in hung:
+            self.assertIn('instance_metrics_timeout',
+                          record['blocked'][uuid])
+        self.assertTrue(any('host2' in note for note in record['notes']))
+        self._settle(record)
+        self.assertEqual(['host2', 'host2'],
+                         [self._host_of(uuid) for uuid in hung])
 
 
 class PrometheusOutageTest(FaultTestBase):
