@@ -129,11 +129,18 @@ def drop_cell(cell):
     """Unmap a cell so that the next N's managers see only their own."""
     engine = sa.create_engine(CONF.api_database.connection)
     with engine.begin() as conn:
-        for table in (api_models.HostMapping.__table__,
+        for table in (api_models.InstanceMapping.__table__,
+                      api_models.HostMapping.__table__,
                       api_models.CellMapping.__table__):
             column = table.c.cell_id if 'cell_id' in table.c else table.c.id
             conn.execute(table.delete().where(column == cell.id))
     engine.dispose()
+
+
+def small_flavor():
+    return objects.Flavor(id=1, flavorid='small', name='small', vcpus=2,
+                          memory_mb=2048, root_gb=20, ephemeral_gb=0,
+                          swap=0, extra_specs={})
 
 
 def template_rows(ctxt, cell_url):
@@ -177,14 +184,24 @@ def template_rows(ctxt, cell_url):
         cpu_allocation_ratio=4.0, ram_allocation_ratio=1.0,
         disk_allocation_ratio=1.0)
     compute.create()
+    flavor = small_flavor()
     instance = objects.Instance(ctxt, uuid=uuidutils.generate_uuid(),
                                 host='template', project_id='p',
-                                user_id='u', vm_state='active')
+                                user_id='u', vm_state='active',
+                                vcpus=flavor.vcpus,
+                                memory_mb=flavor.memory_mb,
+                                root_gb=flavor.root_gb,
+                                flavor=flavor, old_flavor=None,
+                                new_flavor=None)
     instance.create()
     engine = sa.create_engine(cell_url)
     rows = {}
     with engine.begin() as conn:
+        extra = models.InstanceExtra.__table__
+        extra_id = conn.execute(sa.select(extra.c.id).where(
+            extra.c.instance_uuid == instance.uuid)).scalar_one()
         for table, row_id in ((models.Instance.__table__, instance.id),
+                              (extra, extra_id),
                               (models.ComputeNode.__table__, compute.id),
                               (models.Service.__table__, service.id)):
             row = conn.execute(table.select().where(
@@ -244,10 +261,16 @@ def populate(ctxt, cell, cell_url, size, per_host):
                  uuid=nodes[host], service_id=service_ids[host],
                  **host_usage(rng, node_row, counts[host]))
             for host in hosts])
+        uuids = [(host, uuidutils.generate_uuid())
+                 for host in hosts for _ in range(counts[host])]
         conn.execute(models.Instance.__table__.insert(), [
-            dict(rows['instances'], host=host, node=host,
-                 uuid=uuidutils.generate_uuid())
-            for host in hosts for _ in range(counts[host])])
+            dict(rows['instances'], host=host, node=host, uuid=uuid)
+            for host, uuid in uuids])
+        # Flavors, as Nova stores them, and mappings: what reading an
+        # instance as Nova's API does needs.
+        conn.execute(models.InstanceExtra.__table__.insert(), [
+            dict(rows['instance_extra'], instance_uuid=uuid)
+            for _host, uuid in uuids])
         instances = conn.execute(sa.select(
             models.Instance.__table__.c.host,
             models.Instance.__table__.c.uuid).where(
@@ -257,6 +280,10 @@ def populate(ctxt, cell, cell_url, size, per_host):
     with api_engine.begin() as conn:
         conn.execute(api_models.HostMapping.__table__.insert(), [
             {'host': host, 'cell_id': cell.id} for host in hosts])
+        conn.execute(api_models.InstanceMapping.__table__.insert(), [
+            {'instance_uuid': uuid, 'cell_id': cell.id, 'project_id': 'p',
+             'user_id': 'u', 'queued_for_delete': False}
+            for _host, uuid in uuids])
     api_engine.dispose()
     pushed = {}
     for host, uuid in instances:
@@ -284,9 +311,7 @@ def populate_placement(placement, nodes):
 # Requests.
 
 def request_spec(ctxt):
-    flavor = objects.Flavor(id=1, flavorid='small', name='small', vcpus=2,
-                            memory_mb=2048, root_gb=20, ephemeral_gb=0,
-                            swap=0, extra_specs={})
+    flavor = small_flavor()
     image = objects.ImageMeta.from_dict({
         'id': uuidutils.generate_uuid(), 'name': 'cirros',
         'disk_format': 'qcow2', 'container_format': 'bare',
@@ -306,32 +331,49 @@ def request_spec(ctxt):
         retry=None, limits=None)
 
 
-class PlacementClock:
-    """Accumulates the time spent inside placement calls."""
+class CallClock:
+    """Accumulates the time spent inside the patched calls, per label.
 
-    CALLS = ('get_allocation_candidates', 'claim_resources')
+    ``targets``: ``{label: [(owner, attribute name)]}``; attributes an
+    owner lacks are skipped (another version of the code).  A call made
+    inside another timed call counts for the outer one only.
+    """
 
-    def __init__(self):
-        self.spent = 0.0
+    def __init__(self, targets):
+        self.targets = targets
+        self.spent = collections.Counter()
+        self._depth = 0
 
     @contextlib.contextmanager
     def installed(self):
         with contextlib.ExitStack() as stack:
-            for name in self.CALLS:
-                original = getattr(report.SchedulerReportClient, name)
-                stack.enter_context(unittest.mock.patch.object(
-                    report.SchedulerReportClient, name,
-                    self._timed(original)))
+            for label, calls in self.targets.items():
+                for owner, name in calls:
+                    original = getattr(owner, name, None)
+                    if original is None:
+                        continue
+                    stack.enter_context(unittest.mock.patch.object(
+                        owner, name, self._timed(label, original)))
             yield self
 
-    def _timed(self, original):
-        def timed(client, *args, **kwargs):
+    def _timed(self, label, original):
+        def timed(*args, **kwargs):
+            self._depth += 1
             start = time.perf_counter()
             try:
-                return original(client, *args, **kwargs)
+                return original(*args, **kwargs)
             finally:
-                self.spent += time.perf_counter() - start
+                self._depth -= 1
+                if not self._depth:
+                    self.spent[label] += time.perf_counter() - start
         return timed
+
+
+def placement_clock():
+    """The time spent inside placement calls, as ``spent['placement']``."""
+    return CallClock({'placement': [
+        (report.SchedulerReportClient, name)
+        for name in ('get_allocation_candidates', 'claim_resources')]})
 
 
 def median_ms(samples):
@@ -386,13 +428,13 @@ def measure(ctxt, schedulers, nodes, placement, repeats):
             samples[name]['filter_weigh'].append(elapsed(
                 filter_and_weigh, scheduler.host_manager, hosts[name], spec))
 
-    clock = PlacementClock()
+    clock = placement_clock()
     with clock.installed():
         # The first round warms the placement client up; it is dropped.
         for round_ in range(repeats + 1):
             for name, scheduler in schedulers.items():
                 spec = request_spec(ctxt)
-                clock.spent = 0.0
+                clock.spent.clear()
                 total = elapsed(
                     scheduler.select_destinations, ctxt, spec_obj=spec,
                     instance_uuids=[spec.instance_uuid], return_objects=True,
@@ -400,7 +442,8 @@ def measure(ctxt, schedulers, nodes, placement, repeats):
                 placement.delete(f'/allocations/{spec.instance_uuid}')
                 if round_:
                     samples[name]['select'].append(total)
-                    samples[name]['select_own'].append(total - clock.spent)
+                    samples[name]['select_own'].append(
+                        total - clock.spent['placement'])
     return {name: {key: median_ms(values) for key, values in result.items()}
             for name, result in samples.items()}
 

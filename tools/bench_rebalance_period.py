@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Benchmark: one live rebalance period (``run_rebalance``) at scale.
+
+Builds, per N, a real Nova API and cell database with N compute hosts,
+their services, host and instance mappings and about
+``--instances-per-host`` instances each (the host manager benchmark's
+builder, tools/bench_host_manager.py), plus an in-process placement, and
+runs rebalance periods through ``DRSSchedulerManager.run_rebalance`` with
+the default ``nova`` metric source and ``automation = manual`` (moves are
+recommended, not started).  Before each period every compute node reports
+a fresh ``cpu.percent`` (``--over`` of the hosts at 90 %, the others 20-70
+%), as computes do every minute.
+
+Each period is split into the phases below (wall clock, ms), the first
+period being a warm-up that is not counted:
+
+- read: Nova's rows (``live.read_cloud``, ``live.read_instances``);
+- metrics: host samples, windows, instance loads (the diagnostics RPC is
+  answered at once: the target excludes its wait, bounded by ``[drs]
+  instance_metrics_timeout``);
+- snapshot: ``live.build_snapshot``;
+- plan: recommendations, ``planner.plan`` with Nova's filters and
+  placement as candidates;
+- record: the decision record and windows stored in the DRS database.
+
+The leader check is stubbed (one scheduler).  Usage::
+
+    tools/bench_rebalance_period.py --nodes 1000 5000 10000
+    tools/bench_rebalance_period.py --db mysql+pymysql://root@127.0.0.1:3307
+"""
+
+# Nova must be monkey patched before anything imports eventlet or futurist;
+# the host manager benchmark does it first thing.
+import bench_host_manager as hosts_bench  # noqa: I001
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import datetime  # noqa: E402
+import itertools  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import types  # noqa: E402
+import unittest.mock  # noqa: E402
+
+import sqlalchemy as sa  # noqa: E402
+import tabulate  # noqa: E402
+from nova import context as nova_context  # noqa: E402
+from nova import objects  # noqa: E402
+from nova.compute import api as compute_api  # noqa: E402
+from nova.db.main import models  # noqa: E402
+from nova.scheduler import host_manager as nova_host_manager  # noqa: E402
+from nova.tests import fixtures as nova_fixtures  # noqa: E402
+from nova.tests.functional import fixtures as func_fixtures  # noqa: E402
+from oslo_serialization import jsonutils  # noqa: E402
+from oslo_utils import timeutils  # noqa: E402
+
+from nova_drs_scheduler.db import store  # noqa: E402
+from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
+from nova_drs_scheduler.rebalance import live  # noqa: E402
+from nova_drs_scheduler.rebalance import metrics  # noqa: E402
+from nova_drs_scheduler.rebalance import planner  # noqa: E402
+from nova_drs_scheduler.rebalance import rebalancer  # noqa: E402
+from nova_drs_scheduler.rebalance import recommendations  # noqa: E402
+from nova_drs_scheduler.rebalance import record  # noqa: E402
+from nova_drs_scheduler.rebalance.sources import nova as nova_source  # noqa
+
+CONF = hosts_bench.CONF
+PHASES = ('read', 'metrics', 'snapshot', 'plan', 'record')
+#: What each phase times; names missing in the code measured are skipped,
+#: so the same benchmark measures an older version (doc/benchmarks.md).
+TARGETS = {
+    'read': [(live, 'read_cloud'), (live, 'read_instances')],
+    'metrics': [(nova_source.NovaSource, 'host_samples'),
+                (nova_source.NovaSource, 'instance_loads_within'),
+                (nova_source.NovaSource, 'instance_loads'),
+                (metrics.MetricsWindows, 'update'),
+                (rebalancer.Rebalancer, 'windows')],
+    'snapshot': [(live, 'build_snapshot')],
+    'plan': [(planner, 'plan'), (recommendations, 'revalidate'),
+             (recommendations, 'approved')],
+    'record': [(record, 'add_plan'), (live, 'needs_attention'),
+               (store.Store, 'save_windows'), (store.Store, 'add'),
+               (store.Store, 'recommend'), (store.Store, 'purge')],
+}
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--nodes', type=int, nargs='+',
+                        default=[1000, 5000, 10000])
+    parser.add_argument('--instances-per-host', type=int, default=20)
+    parser.add_argument('--over', type=float, default=0.05,
+                        help='share of hosts over the CPU threshold')
+    parser.add_argument('--periods', type=int, default=5,
+                        help='periods measured per N (after a warm-up)')
+    parser.add_argument('--db', default=None,
+                        help='SQLAlchemy URL of a server without database '
+                             'name, e.g. mysql+pymysql://root@127.0.0.1:3307'
+                             '; SQLite files in a temp dir by default.')
+    return parser.parse_args()
+
+
+def report_cpu(cell_url, names, hot):
+    """Every compute node reports a fresh cpu.percent now."""
+    rng = random.Random(len(names))
+    now = timeutils.utcnow().isoformat()
+    table = models.ComputeNode.__table__
+    engine = sa.create_engine(cell_url)
+    with engine.begin() as conn:
+        conn.execute(
+            table.update().where(table.c.host == sa.bindparam('name'))
+            .values(metrics=sa.bindparam('report')),
+            [{'name': name, 'report': jsonutils.dumps([{
+                'name': 'cpu.percent', 'source': 'virt', 'timestamp': now,
+                'value': 0.9 if name in hot else rng.uniform(0.2, 0.7)}])}
+             for name in names])
+    engine.dispose()
+
+
+def instant_diagnostics():
+    """Diagnostics answered at once, CPU time always advancing."""
+    clock = itertools.count(1)
+
+    def diagnostics(_api, _context, _instance):
+        return objects.Diagnostics(cpu_details=[objects.CpuDiagnostics(
+            id=0, time=next(clock) * 10**9)])
+    return unittest.mock.patch.object(
+        compute_api.API, 'get_instance_diagnostics', diagnostics)
+
+
+def run_size(args, workdir, size):
+    ctxt = nova_context.get_admin_context()
+    cell = hosts_bench.create_cell(ctxt, args.db, workdir, size)
+    cell_url = cell.database_connection
+    started = time.perf_counter()
+    with nova_context.target_cell(ctxt, cell) as cctxt:
+        nodes, pushed = hosts_bench.populate(
+            cctxt, cell, cell_url, size, args.instances_per_host)
+    names = sorted(nodes)
+    hot = set(random.Random(size).sample(names, int(size * args.over)))
+    samples = {phase: [] for phase in PHASES + ('other', 'total', 'cpu')}
+    with func_fixtures.PlacementFixture() as placement:
+        hosts_bench.populate_placement(placement.api, nodes)
+        setup = time.perf_counter() - started
+        manager = hosts_bench.with_instance_info(DRSSchedulerManager(),
+                                                 pushed)
+        manager.rebalancer.leader = types.SimpleNamespace(
+            check=lambda _ctxt: (True, 'benchmark: the only scheduler'))
+        clock = hosts_bench.CallClock(TARGETS)
+        with clock.installed(), instant_diagnostics():
+            for period in range(args.periods + 1):
+                report_cpu(cell_url, names, hot)
+                clock.spent.clear()
+                cpu = time.process_time()
+                total = hosts_bench.elapsed(manager.run_rebalance, ctxt)
+                cpu = time.process_time() - cpu
+                if not period:
+                    continue  # Warm-up: imports, caches, first samples.
+                for phase in PHASES:
+                    samples[phase].append(clock.spent[phase])
+                samples['other'].append(total - sum(clock.spent.values()))
+                samples['total'].append(total)
+                samples['cpu'].append(cpu)
+    hosts_bench.drop_cell(cell)
+    return {'size': size, 'setup': setup, 'hot': len(hot),
+            'instances': sum(len(v) for v in pushed.values()),
+            'samples': samples}
+
+
+def p95(values):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def report_rows(results):
+    rows = []
+    for r in results:
+        for phase in PHASES + ('other', 'total', 'cpu'):
+            values = r['samples'][phase]
+            label = {'total': 'period (wall)',
+                     'cpu': 'period (CPU time)'}.get(phase, phase)
+            rows.append([r['size'], r['instances'], label,
+                         statistics.mean(values) * 1000,
+                         p95(values) * 1000])
+    return rows
+
+
+def growth_rows(results):
+    rows = []
+    for prev, cur in zip(results, results[1:], strict=False):
+        factor = cur['size'] / prev['size']
+        for phase in ('read', 'metrics', 'total', 'cpu'):
+            ratio = (statistics.mean(cur['samples'][phase])
+                     / statistics.mean(prev['samples'][phase]))
+            rows.append([f'{prev["size"]} -> {cur["size"]} (x{factor:g})',
+                         phase, ratio, ratio / factor])
+    return rows
+
+
+def main():
+    args = parse_args()
+    results = []
+    with contextlib.ExitStack() as stack:
+        workdir = stack.enter_context(tempfile.TemporaryDirectory())
+        stack.enter_context(unittest.mock.patch.object(
+            nova_host_manager.HostManager, '_init_instance_info'))
+        stack.enter_context(nova_fixtures.OpenStackSDKFixture())
+        hosts_bench.configure(args.db, workdir)
+        CONF.set_override('connection', hosts_bench.database_url(
+            args.db, workdir, 'bench_drs'), group='drs_database')
+        for name, value in (('automation', 'manual'),
+                            ('metrics_source', 'nova'),
+                            ('stabilization', 1)):
+            CONF.set_override(name, value, group='drs')
+        for size in args.nodes:
+            result = run_size(args, workdir, size)
+            print(f'N={size}: setup {result["setup"]:.1f} s, {result["hot"]}'
+                  f' hosts over, {args.periods} periods', file=sys.stderr)
+            results.append(result)
+    db = args.db.split('://')[0] if args.db else 'sqlite (files)'
+    print(f'Database: {db}; {args.instances_per_host} instances per host '
+          f'(on average); {args.over:.0%} of hosts over; '
+          f'{datetime.date.today()}; ms over {args.periods} periods.\n')
+    print(tabulate.tabulate(
+        report_rows(results),
+        headers=['N', 'instances', 'phase', 'mean ms', 'p95 ms'],
+        floatfmt='.1f', tablefmt='github'))
+    print('\nGrowth between sizes (ratio of means; per host 1.0 = linear):\n')
+    print(tabulate.tabulate(
+        growth_rows(results),
+        headers=['sizes', 'phase', 'growth', 'growth per host'],
+        floatfmt='.2f', tablefmt='github'))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
