@@ -141,7 +141,8 @@ def run_size(args, workdir, size):
             cctxt, cell, cell_url, size, args.instances_per_host)
     names = sorted(nodes)
     hot = set(random.Random(size).sample(names, int(size * args.over)))
-    samples = {phase: [] for phase in PHASES + ('other', 'total', 'cpu')}
+    #: {phase: [(wall s, CPU s) per period]}
+    samples = {phase: [] for phase in PHASES + ('other', 'period')}
     with func_fixtures.PlacementFixture() as placement:
         hosts_bench.populate_placement(placement.api, nodes)
         setup = time.perf_counter() - started
@@ -153,17 +154,19 @@ def run_size(args, workdir, size):
         with clock.installed(), instant_diagnostics():
             for period in range(args.periods + 1):
                 report_cpu(cell_url, names, hot)
-                clock.spent.clear()
+                clock.clear()
                 cpu = time.process_time()
                 total = hosts_bench.elapsed(manager.run_rebalance, ctxt)
                 cpu = time.process_time() - cpu
                 if not period:
                     continue  # Warm-up: imports, caches, first samples.
                 for phase in PHASES:
-                    samples[phase].append(clock.spent[phase])
-                samples['other'].append(total - sum(clock.spent.values()))
-                samples['total'].append(total)
-                samples['cpu'].append(cpu)
+                    samples[phase].append((clock.spent[phase],
+                                           clock.cpu[phase]))
+                samples['other'].append((
+                    total - sum(clock.spent.values()),
+                    cpu - sum(clock.cpu.values())))
+                samples['period'].append((total, cpu))
     hosts_bench.drop_cell(cell)
     return {'size': size, 'setup': setup, 'hot': len(hot),
             'instances': sum(len(v) for v in pushed.values()),
@@ -178,23 +181,22 @@ def p95(values):
 def report_rows(results):
     rows = []
     for r in results:
-        for phase in PHASES + ('other', 'total', 'cpu'):
-            values = r['samples'][phase]
-            label = {'total': 'period (wall)',
-                     'cpu': 'period (CPU time)'}.get(phase, phase)
-            rows.append([r['size'], r['instances'], label,
-                         statistics.mean(values) * 1000,
-                         p95(values) * 1000])
+        for phase in PHASES + ('other', 'period'):
+            wall, cpu = zip(*r['samples'][phase], strict=True)
+            rows.append([r['size'], r['instances'], phase,
+                         statistics.mean(cpu) * 1000, p95(cpu) * 1000,
+                         statistics.mean(wall) * 1000, p95(wall) * 1000])
     return rows
 
 
 def growth_rows(results):
+    """CPU time growth (wall clock on a shared machine says little)."""
     rows = []
     for prev, cur in zip(results, results[1:], strict=False):
         factor = cur['size'] / prev['size']
-        for phase in ('read', 'metrics', 'total', 'cpu'):
-            ratio = (statistics.mean(cur['samples'][phase])
-                     / statistics.mean(prev['samples'][phase]))
+        for phase in ('read', 'metrics', 'plan', 'period'):
+            ratio = (statistics.mean(c for _w, c in cur['samples'][phase])
+                     / statistics.mean(c for _w, c in prev['samples'][phase]))
             rows.append([f'{prev["size"]} -> {cur["size"]} (x{factor:g})',
                          phase, ratio, ratio / factor])
     return rows
@@ -226,9 +228,11 @@ def main():
           f'{datetime.date.today()}; ms over {args.periods} periods.\n')
     print(tabulate.tabulate(
         report_rows(results),
-        headers=['N', 'instances', 'phase', 'mean ms', 'p95 ms'],
+        headers=['N', 'instances', 'phase', 'CPU mean ms', 'CPU p95 ms',
+                 'wall mean ms', 'wall p95 ms'],
         floatfmt='.1f', tablefmt='github'))
-    print('\nGrowth between sizes (ratio of means; per host 1.0 = linear):\n')
+    print('\nGrowth of CPU time between sizes (ratio of means; per host '
+          '1.0 = linear):\n')
     print(tabulate.tabulate(
         growth_rows(results),
         headers=['sizes', 'phase', 'growth', 'growth per host'],
