@@ -71,11 +71,15 @@ def parse_args():
     parser.add_argument('--nodes', type=int, nargs='+',
                         default=[100, 1000, 5000])
     parser.add_argument('--instances-per-host', type=int, default=15)
+    add_db_argument(parser)
+    return parser.parse_args()
+
+
+def add_db_argument(parser):
     parser.add_argument('--db', default=None,
                         help='SQLAlchemy URL of a server without database '
                              'name, e.g. mysql+pymysql://root@127.0.0.1:3307'
                              '; SQLite files in a temp dir by default.')
-    return parser.parse_args()
 
 
 # Database.
@@ -570,37 +574,49 @@ def growth_rows(results):
     return rows
 
 
-def main():
-    args = parse_args()
-    results = []
+@contextlib.contextmanager
+def environment(base):
+    """Nova configured on new databases (:func:`configure`); yields the
+    work directory."""
     with contextlib.ExitStack() as stack:
         workdir = stack.enter_context(tempfile.TemporaryDirectory())
-        # Bulk-loaded below instead, as computes would push it.
+        # Bulk-loaded instead, as computes would push it.
         stack.enter_context(unittest.mock.patch.object(
             nova_host_manager.HostManager, '_init_instance_info'))
         # The placement fixture answers the report client; this only stops
         # it from looking for a Keystone catalog.
         stack.enter_context(nova_fixtures.OpenStackSDKFixture())
-        configure(args.db, workdir)
+        configure(base, workdir)
+        yield workdir
+
+
+def main():
+    args = parse_args()
+    results = []
+    with environment(args.db) as workdir:
         for size in args.nodes:
             result = run_size(args, workdir, size)
             print(f'N={size}: setup {result["setup"]:.1f} s, '
                   f'{result["repeats"]} repeats', file=sys.stderr)
             results.append(result)
     db = args.db.split('://')[0] if args.db else 'sqlite (files)'
-    print(f'Database: {db}; {args.instances_per_host} instances per host; '
-          f'{datetime.date.today()}; medians in ms.\n')
-    print(tabulate.tabulate(
-        report_rows(results),
-        headers=['N', 'measure', 'stock ms', 'ours ms', 'stock/ours'],
-        floatfmt='.2f', tablefmt='github', missingval='-'))
-    print('\nGrowth of cost between sizes (1.0 = constant, = factor: '
-          'linear):\n')
-    print(tabulate.tabulate(
-        growth_rows(results),
-        headers=['sizes', 'measure', 'stock growth', 'ours growth'],
-        floatfmt='.2f', tablefmt='github'))
+    print_tables([
+        (f'Database: {db}; {args.instances_per_host} instances per host; '
+         f'{datetime.date.today()}; medians in ms.', report_rows(results),
+         ['N', 'measure', 'stock ms', 'ours ms', 'stock/ours']),
+        ('Growth of cost between sizes (1.0 = constant, = factor: '
+         'linear):', growth_rows(results),
+         ['sizes', 'measure', 'stock growth', 'ours growth'])])
     return 0
+
+
+def print_tables(tables, floatfmt='.2f'):
+    """``[(title, rows, headers)]`` as Markdown tables."""
+    for title, rows, headers in tables:
+        print(f'{title}\n')
+        print(tabulate.tabulate(rows, headers=headers, floatfmt=floatfmt,
+                                tablefmt='github', missingval='-'))
+        print()
 
 
 if __name__ == '__main__':

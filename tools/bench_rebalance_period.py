@@ -34,25 +34,20 @@ The leader check is stubbed (one scheduler).  Usage::
 import bench_host_manager as hosts_bench  # noqa: I001
 
 import argparse  # noqa: E402
-import contextlib  # noqa: E402
 import datetime  # noqa: E402
 import itertools  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 import types  # noqa: E402
 import unittest.mock  # noqa: E402
 
 import sqlalchemy as sa  # noqa: E402
-import tabulate  # noqa: E402
 from nova import context as nova_context  # noqa: E402
 from nova import objects  # noqa: E402
 from nova.compute import api as compute_api  # noqa: E402
 from nova.db.main import models  # noqa: E402
-from nova.scheduler import host_manager as nova_host_manager  # noqa: E402
-from nova.tests import fixtures as nova_fixtures  # noqa: E402
 from nova.tests.functional import fixtures as func_fixtures  # noqa: E402
 from oslo_serialization import jsonutils  # noqa: E402
 from oslo_utils import timeutils  # noqa: E402
@@ -96,10 +91,7 @@ def parse_args():
                         help='share of hosts over the CPU threshold')
     parser.add_argument('--periods', type=int, default=5,
                         help='periods measured per N (after a warm-up)')
-    parser.add_argument('--db', default=None,
-                        help='SQLAlchemy URL of a server without database '
-                             'name, e.g. mysql+pymysql://root@127.0.0.1:3307'
-                             '; SQLite files in a temp dir by default.')
+    hosts_bench.add_db_argument(parser)
     return parser.parse_args()
 
 
@@ -205,12 +197,7 @@ def growth_rows(results):
 def main():
     args = parse_args()
     results = []
-    with contextlib.ExitStack() as stack:
-        workdir = stack.enter_context(tempfile.TemporaryDirectory())
-        stack.enter_context(unittest.mock.patch.object(
-            nova_host_manager.HostManager, '_init_instance_info'))
-        stack.enter_context(nova_fixtures.OpenStackSDKFixture())
-        hosts_bench.configure(args.db, workdir)
+    with hosts_bench.environment(args.db) as workdir:
         CONF.set_override('connection', hosts_bench.database_url(
             args.db, workdir, 'bench_drs'), group='drs_database')
         for name, value in (('automation', 'manual'),
@@ -223,20 +210,16 @@ def main():
                   f' hosts over, {args.periods} periods', file=sys.stderr)
             results.append(result)
     db = args.db.split('://')[0] if args.db else 'sqlite (files)'
-    print(f'Database: {db}; {args.instances_per_host} instances per host '
-          f'(on average); {args.over:.0%} of hosts over; '
-          f'{datetime.date.today()}; ms over {args.periods} periods.\n')
-    print(tabulate.tabulate(
-        report_rows(results),
-        headers=['N', 'instances', 'phase', 'CPU mean ms', 'CPU p95 ms',
-                 'wall mean ms', 'wall p95 ms'],
-        floatfmt='.1f', tablefmt='github'))
-    print('\nGrowth of CPU time between sizes (ratio of means; per host '
-          '1.0 = linear):\n')
-    print(tabulate.tabulate(
-        growth_rows(results),
-        headers=['sizes', 'phase', 'growth', 'growth per host'],
-        floatfmt='.2f', tablefmt='github'))
+    hosts_bench.print_tables([
+        (f'Database: {db}; {args.instances_per_host} instances per host '
+         f'(on average); {args.over:.0%} of hosts over; '
+         f'{datetime.date.today()}; ms over {args.periods} periods.',
+         report_rows(results),
+         ['N', 'instances', 'phase', 'CPU mean ms', 'CPU p95 ms',
+          'wall mean ms', 'wall p95 ms']),
+        ('Growth of CPU time between sizes (ratio of means; per host 1.0 '
+         '= linear):', growth_rows(results),
+         ['sizes', 'phase', 'growth', 'growth per host'])], floatfmt='.1f')
     return 0
 
 
