@@ -59,10 +59,15 @@ def scheduler_sigkill(sc) -> None:
     records_before = len(sc.history('scheduler-a'))
     sc.dep.start_scheduler('scheduler-a')
     report.info('nova-drs-scheduler restarted; watching 5 periods')
-    time.sleep(5 * sc.dep.rebalance_interval)
+    # Polled, not slept: on a loaded machine the new process spends tens of
+    # seconds importing Nova and taking the lock before its first period.
+    records = wait_for(lambda: len(sc.history('scheduler-a')),
+                       lambda n: n >= records_before + 5,
+                       5 * sc.dep.rebalance_interval + 120)
     migrations = _cured(sc, since)
     report.check('the restarted scheduler runs periods again',
-                 len(sc.history('scheduler-a')) > records_before)
+                 records > records_before,
+                 f'{records - records_before} new record(s)')
     report.check(f'{target} cured, no instance migrated twice',
                  not _repeated(migrations) and sc.settled(),
                  f'{len(migrations)} migration(s) in this step')
@@ -88,18 +93,26 @@ def two_schedulers(sc) -> None:
     report.step('Fault 2: two nova-drs-scheduler processes, one tooz lock '
                 '(Redis), one DRS database (MariaDB); kill the holder')
     sc.model.cool_all()
-    before = {h: len(sc.history(h)) for h in ('scheduler-a', 'scheduler-b')}
     sc.dep.start_scheduler('scheduler-b')
-    time.sleep(5 * sc.dep.rebalance_interval)
-    new = {h: len(sc.history(h)) - n for h, n in before.items()}
+
+    def services():
+        return {s['host']: s['state']
+                for s in sc.nova.services('nova-scheduler')}
+    # Watched from when scheduler-b is up (polled: on a loaded machine it
+    # takes tens of seconds to start), for five of scheduler-a's periods.
+    wait_for(services, lambda st: st.get('scheduler-b') == 'up', 180)
+    before = {h: len(sc.history(h)) for h in ('scheduler-a', 'scheduler-b')}
+    new = wait_for(
+        lambda: {h: len(sc.history(h)) - n for h, n in before.items()},
+        lambda n: n['scheduler-a'] >= 5 or n['scheduler-b'] > 0,
+        5 * sc.dep.rebalance_interval + 120)
     report.check('only the lock holder (scheduler-a) runs periods',
                  new['scheduler-a'] > 0 and new['scheduler-b'] == 0,
                  f'new records: {new}')
-    services = {s['host']: s['state']
-                for s in sc.nova.services('nova-scheduler')}
+    states = services()
     report.check('both register as nova-scheduler and are up',
-                 services.get('scheduler-a') == 'up'
-                 and services.get('scheduler-b') == 'up', str(services))
+                 states.get('scheduler-a') == 'up'
+                 and states.get('scheduler-b') == 'up', str(states))
 
     # Moves of the pool left to an operator: the heated host stays over
     # and its counter grows every period, across the failover.
