@@ -65,6 +65,27 @@ class RailsTest(testtools.TestCase):
         rejected = {r.subject: r.rule for r in result.moves[0].rejected}
         self.assertEqual('no-capacity', rejected['broken'])
 
+    def test_host_reporting_negative_capacity_is_neither_judged_nor_chosen(
+            self):
+        # Bad inventory: a negative size would project the load *down* as
+        # instances are added and make the host every move's destination.
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('neg-cpu', 0.0, vcpus=-8),
+                 h.host('neg-ram', 0.0, ram=0.0, memory_mb=-1000),
+                 h.host('neg-hot', 99.0, counter=3, memory_mb=-1000),
+                 h.host('ok', 30.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0),
+                                   h.instance('i2', 'neg-hot', 1.0)])
+        self.assertEqual([('i1', 'ok')],
+                         [(m.instance, m.destination) for m in result.moves])
+        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+        self.assertEqual('no-capacity', rejected['neg-cpu'])
+        self.assertEqual('no-capacity', rejected['neg-ram'])
+        verdict = {v.host: v for v in result.hosts}['neg-hot']
+        self.assertFalse(verdict.violated)
+        self.assertEqual('no CPU or memory capacity recorded: not judged',
+                         verdict.reason)
+
     def test_counter_not_at_a_multiple_is_not_violated(self):
         hosts = [h.host('hot', 95.0, counter=4), h.host('ok', 10.0)]
         result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
@@ -186,6 +207,20 @@ class RailsTest(testtools.TestCase):
                            max_concurrent_migrations_per_host=2)
         self.assertEqual([('a', 'cold'), ('b', 'warm')],
                          [(m.instance, m.destination) for m in result.moves])
+
+    def test_equal_destinations_are_told_apart_by_host_name(self):
+        # Two hosts end equally loaded after the move although they start
+        # apart (a 10-core host at 30%, a 5-core one at 20%): the plan
+        # must not depend on which was scanned first, so the first name
+        # wins, as for every tie.
+        for names in (('a', 'b'), ('b', 'a')):
+            big, small = names
+            hosts = [h.host('hot', 95.0, counter=3),
+                     h.host(big, 30.0, vcpus=10), h.host(small, 20.0, vcpus=5)]
+            result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)])
+            self.assertEqual(40.0,
+                             result.moves[0].expected['destination_cpu'])
+            self.assertEqual('a', result.moves[0].destination, names)
 
     def test_filter_rejections_are_recorded(self):
         hosts = [h.host('hot', 95.0, counter=3), h.host('ok', 10.0),
