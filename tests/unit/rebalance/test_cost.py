@@ -82,3 +82,17 @@ class PlannerCostTest(testtools.TestCase):
         result, calls = self.counted(hosts, instances, margin=10.0)
         self.assertEqual('cure', result.moves[0].instance)
         self.assertEqual(1, calls['candidates'])
+
+    def test_filters_skip_an_instance_that_cannot_beat_the_best_so_far(self):
+        # 'big' cures the host most but fills 'cold' to 70%; 'mid' leaves
+        # the pair level at 65%, the best option. 'small' could at best
+        # leave the source at 68%, worse than 'mid' though better than
+        # 'big': it can only lose, so Nova's filters never run for it.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('cold', 35.0)]
+        instances = [h.instance('big', 'hot', 3.5),
+                     h.instance('mid', 'hot', 3.0),
+                     h.instance('small', 'hot', 2.7)]
+        result, calls = self.counted(hosts, instances)
+        self.assertEqual([('mid', 'cold')], [(m.instance, m.destination)
+                                             for m in result.moves])
+        self.assertEqual(2, calls['candidates'])
