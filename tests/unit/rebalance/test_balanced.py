@@ -236,6 +236,19 @@ class BalancedChoiceTest(testtools.TestCase):
         # +1 core: a 40%, b 45% (4 vCPUs), c 35%.
         self.assertEqual('c', result.moves[0].destination)
 
+    def test_destination_already_at_the_best_projected_load_is_not_skipped(
+            self):
+        # An idle, memory-heavy instance adds no pressure to 'a', whose CPU
+        # (60%) dominates; 'b' rises from RAM 60% to 70%. Both end at 20
+        # points under their thresholds: 'a' ties with the best found,
+        # so the search must still reach it, and the first name wins.
+        hosts = [h.host('hot', 10.0, 95.0, counter=3),
+                 h.host('a', 60.0, 10.0), h.host('b', 0.0, 60.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.0,
+                                         memory_mb=1000)])
+        self.assertEqual([('i1', 'a')], [(m.instance, m.destination)
+                                         for m in result.moves])
+
     def test_keeps_moving_until_cured_within_limits(self):
         hosts = [h.host('hot', 99.0, counter=3), h.host('a', 0.0),
                  h.host('b', 0.0)]
