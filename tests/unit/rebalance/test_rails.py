@@ -332,6 +332,23 @@ class RailsTest(testtools.TestCase):
         self.assertEqual(('host hot: violated, no move: instance i1: '
                           '1x ComputeFilter',), result.notes)
 
+    def test_hosts_listed_after_the_source_are_still_counted(self):
+        # Nova's filters may list the source among the allowed hosts, in
+        # any place: it is skipped, and every host after it still counts.
+        hosts = [h.host('hot', 95.0, counter=3), h.host('a', 95.0, counter=3),
+                 h.host('ok', 10.0), h.host('z', 10.0, schedulable=False)]
+
+        def candidates(instance, snap):
+            return model.Candidates(
+                allowed=['a', h.fresh('hot'), 'z'],
+                rejected=[model.Rejection('ok', 'ComputeFilter')])
+
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                           candidates=candidates)
+        self.assertIn('host hot: violated, no move: instance i1: '
+                      '1x ComputeFilter, 1x not-schedulable, 1x violated',
+                      result.notes)
+
     def test_one_destination_per_host_limit_counts_planned_moves(self):
         hosts = [h.host('hot1', 95.0, counter=3),
                  h.host('hot2', 94.0, counter=3),
