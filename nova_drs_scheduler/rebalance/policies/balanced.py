@@ -29,6 +29,11 @@ CPU and RAM are weighed together through
 
 from nova_drs_scheduler.rebalance.policies import base
 
+#: Loads are compared to a millionth of a percentage point: closer ones are
+#: equal (float noise of the projections), and the tie goes to the move with
+#: less RAM, then to the uuid.
+_DECIMALS = 6
+
 _TIER_TEXT = (
     'cures the host with margin, leaving the pair most level',
     'cures the host, leaving the pair most level',
@@ -50,15 +55,12 @@ def _relief(removal) -> float:
 def _bound(removal, config, last) -> tuple:
     """Rank key of a removal, also the lowest key any of its options can
     get (the destination only adds pressure, and the pair's worst pressure
-    is at least the source's): tiers 0-1 by source pressure then RAM,
-    tier 2 by relief, hopeless ones last."""
+    is at least the source's): by tier, source pressure after the move
+    (within tier 2, the largest relief first), RAM; hopeless ones last."""
     if _relief(removal) < config.min_improvement:
         return (3, removal.instance.uuid)
-    tier = _tier(removal.after, config)
-    if tier < 2:
-        return (tier, round(removal.after, 6), removal.instance.memory_mb,
-                last)
-    return (2, -round(_relief(removal), 6), removal.instance.memory_mb, last)
+    return (_tier(removal.after, config), round(removal.after, _DECIMALS),
+            removal.instance.memory_mb, last)
 
 
 class BalancedPolicy(base.Policy):
@@ -84,12 +86,12 @@ class BalancedPolicy(base.Policy):
         return None, base.pressure(host, cpu, ram)
 
     def key(self, option, config):
-        tier = _tier(option.removal.after, config)
-        memory = option.removal.instance.memory_mb
-        uuid = option.removal.instance.uuid
-        if tier < 2:
-            return (tier, round(option.peak_after, 6), memory, uuid)
-        return (tier, -round(option.improvement, 6), memory, uuid)
+        # The pair's worst pressure after the move, lowest first: the
+        # largest improvement, as the source's pressure before is common.
+        return (_tier(option.removal.after, config),
+                round(option.peak_after, _DECIMALS),
+                option.removal.instance.memory_mb,
+                option.removal.instance.uuid)
 
     def refuse(self, option, config):
         if option.improvement < config.min_improvement:

@@ -249,6 +249,34 @@ class BalancedChoiceTest(testtools.TestCase):
         self.assertEqual([('i1', 'a')], [(m.instance, m.destination)
                                          for m in result.moves])
 
+    def test_loads_a_millionth_of_a_point_apart_are_equal(self):
+        # Both instances cure 'hot' (93%) without margin. 'big-ram' leaves
+        # it at 78%, 'small-ram' a little above: 4 millionths of a point
+        # is a difference and the cooler pair wins, 4 ten-millionths is
+        # float noise and the move with less RAM wins.
+        for cores, winner in ((1.4999996, 'big-ram'),
+                              (1.49999996, 'small-ram')):
+            hosts = [h.host('hot', 93.0, counter=3),
+                     h.host('cold', 0.0, vcpus=100)]
+            instances = [h.instance('big-ram', 'hot', 1.5, memory_mb=2000),
+                         h.instance('small-ram', 'hot', cores,
+                                    memory_mb=1000)]
+            result = plan(hosts, instances)
+            self.assertEqual([winner], [m.instance for m in result.moves],
+                             cores)
+
+    def test_relief_of_exactly_min_improvement_is_worth_scoring(self):
+        # Only one instance is scored: the one lowering 'hot' by exactly
+        # min_improvement (5 points) is a useful move and ranks before
+        # one that lowers it by 4 (refused), whatever their uuids.
+        hosts = [h.host('hot', 83.0, counter=3), h.host('cold', 0.0)]
+        instances = [h.instance('a-four', 'hot', 0.4),
+                     h.instance('b-five', 'hot', 0.5)]
+        result = plan(hosts, instances, max_instances_evaluated=1)
+        self.assertEqual([('b-five', 'cold')], [(m.instance, m.destination)
+                                                for m in result.moves])
+        self.assertEqual(5.0, result.moves[0].expected['improvement'])
+
     def test_keeps_moving_until_cured_within_limits(self):
         hosts = [h.host('hot', 99.0, counter=3), h.host('a', 0.0),
                  h.host('b', 0.0)]
