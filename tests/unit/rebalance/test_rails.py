@@ -176,6 +176,25 @@ class RailsTest(testtools.TestCase):
         self.assertEqual(('host hot: violated, no move: limit:per-host',),
                          result.notes)
 
+    def test_large_period_limit_is_counted_exactly(self):
+        # Counts above 256 are distinct int objects in CPython: the limit
+        # must be compared by value.
+        hosts = [h.host(f'hot{n:03}', 95.0, counter=3) for n in range(259)]
+        hosts += [h.host(f'cold{n:03}', 0.0) for n in range(259)]
+        instances = [h.instance(f'i{n:03}', f'hot{n:03}', 2.0)
+                     for n in range(259)]
+
+        def paired(instance, snap):
+            # Each instance to its own cold host: keeps the test fast.
+            return model.Candidates(allowed=['cold' + instance.uuid[1:]])
+
+        result = self.plan(hosts, instances, candidates=paired,
+                           max_migrations_per_period=257,
+                           max_concurrent_migrations=1000)
+        self.assertEqual(257, len(result.moves))
+        self.assertEqual(2, sum('limit:per-period' in note
+                                for note in result.notes))
+
     def test_smallest_host_is_judged_and_can_take_an_instance(self):
         hosts = [h.host('hot', 95.0, counter=3),
                  h.host('tiny', 0.0, vcpus=1, memory_mb=1)]
