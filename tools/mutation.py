@@ -68,6 +68,9 @@ MODULES = {
     'rebalance/policies/base.py': _PLANNER_TESTS,
     'rebalance/policies/balanced.py': _PLANNER_TESTS,
     'rebalance/policies/seed.py': _PLANNER_TESTS,
+    'rebalance/candidates.py': ['tests.unit.live.test_candidates'],
+    'rebalance/aggregate_settings.py': [
+        'tests.unit.live.test_aggregate_settings'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '
