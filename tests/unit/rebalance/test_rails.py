@@ -54,37 +54,26 @@ class RailsTest(testtools.TestCase):
         self.assertIn('opted out', verdicts['out'].reason)
 
     def test_host_without_capacity_is_neither_judged_nor_chosen(self):
-        hosts = [h.host('hot', 95.0, counter=3),
-                 h.host('broken', 0.0, vcpus=0),
-                 h.host('broken-hot', 99.0, counter=3, memory_mb=0),
-                 h.host('ok', 10.0)]
-        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0),
-                                   h.instance('i2', 'broken-hot', 1.0)])
-        self.assertEqual([('i1', 'ok')],
-                         [(m.instance, m.destination) for m in result.moves])
-        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
-        self.assertEqual('no-capacity', rejected['broken'])
-
-    def test_host_reporting_negative_capacity_is_neither_judged_nor_chosen(
-            self):
-        # Bad inventory: a negative size would project the load *down* as
-        # instances are added and make the host every move's destination.
-        hosts = [h.host('hot', 95.0, counter=3),
-                 h.host('neg-cpu', 0.0, vcpus=-8),
-                 h.host('neg-ram', 0.0, ram=0.0, memory_mb=-1000),
-                 h.host('neg-hot', 99.0, counter=3, memory_mb=-1000),
-                 h.host('ok', 30.0)]
-        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0),
-                                   h.instance('i2', 'neg-hot', 1.0)])
-        self.assertEqual([('i1', 'ok')],
-                         [(m.instance, m.destination) for m in result.moves])
-        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
-        self.assertEqual('no-capacity', rejected['neg-cpu'])
-        self.assertEqual('no-capacity', rejected['neg-ram'])
-        verdict = {v.host: v for v in result.hosts}['neg-hot']
-        self.assertFalse(verdict.violated)
-        self.assertEqual('no CPU or memory capacity recorded: not judged',
-                         verdict.reason)
+        # None recorded (0), or bad inventory (negative): a negative size
+        # would project the load *down* as instances are added and make
+        # the host every move's destination.
+        for size in (0, -8):
+            hosts = [h.host('hot', 95.0, counter=3),
+                     h.host('no-cpu', 0.0, vcpus=size),
+                     h.host('no-ram', 0.0, ram=0.0, memory_mb=size * 1000),
+                     h.host('no-ram-hot', 99.0, counter=3, memory_mb=size),
+                     h.host('ok', 30.0)]
+            result = self.plan(hosts, [h.instance('i1', 'hot', 1.0),
+                                       h.instance('i2', 'no-ram-hot', 1.0)])
+            self.assertEqual([('i1', 'ok')], [(m.instance, m.destination)
+                                              for m in result.moves])
+            rejected = {r.subject: r.rule for r in result.moves[0].rejected}
+            self.assertEqual('no-capacity', rejected['no-cpu'])
+            self.assertEqual('no-capacity', rejected['no-ram'])
+            verdict = {v.host: v for v in result.hosts}['no-ram-hot']
+            self.assertFalse(verdict.violated)
+            self.assertEqual('no CPU or memory capacity recorded: not '
+                             'judged', verdict.reason)
 
     def test_counter_not_at_a_multiple_is_not_violated(self):
         hosts = [h.host('hot', 95.0, counter=4), h.host('ok', 10.0)]
