@@ -26,10 +26,8 @@ import os
 import statistics
 import sys
 
-from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.simulate import cli
-from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces
@@ -82,7 +80,7 @@ def _ws(periods: tuple, threshold: float, retries: int,
                     ('retry_count', retries)), default)
 
 
-GRIDS = ('defaults', 'wb', 'full')
+GRIDS = ('defaults', 'wb', 'wb60', 'wb60-70', 'full')
 
 
 def watcher_variants(grid: str, threshold: float) -> list:
@@ -90,9 +88,11 @@ def watcher_variants(grid: str, threshold: float) -> list:
     and at 60 s (WB's threshold at ours, ``threshold``: at its own 25 % it
     plans nothing on a 60 % cluster).  ``wb``: workload_balance only, at
     both periods (on PlanetLab workload_stabilization, and WB at other
-    thresholds, are far behind it; see doc/benchmarks.md).  ``full``: all
-    of them, WB's other thresholds at both periods and
-    workload_stabilization's grid at 60 s."""
+    thresholds, are far behind it; see doc/benchmarks.md).  ``wb60``,
+    ``wb60-70``: WB at 60 s alone, at ``threshold`` or at 70 (the best
+    Watcher rows on every trace so far; add the other rows later with
+    ``--reuse``).  ``full``: all of them, WB's other thresholds at both
+    periods and workload_stabilization's grid at 60 s."""
     wb = [_wb(300, threshold, True), _wb(GRANULARITY, threshold)]
     ws = [_ws((720, 600), 0.1, 1, True),
           _ws((GRANULARITY, GRANULARITY), 0.1, 1)]
@@ -101,6 +101,10 @@ def watcher_variants(grid: str, threshold: float) -> list:
         return wb + ws
     if grid == 'wb':
         return wb
+    if grid == 'wb60':
+        return [_wb(GRANULARITY, threshold)]
+    if grid == 'wb60-70':
+        return [_wb(GRANULARITY, 70.0)]
     return (wb + ws + others
             + [_wb(300, t) for t in WB_THRESHOLDS if t != threshold]
             + [_ws((GRANULARITY, GRANULARITY), t, r)
@@ -232,19 +236,15 @@ def quality_markdown(rows: list, result: dict) -> str:
 
 def _scale(host_counts, vms_per_host: int, steps: int, names,
            seed: int) -> list:
-    config = model.PlannerConfig()
-    windows = functools.partial(
-        metrics.MetricsWindows, 1, config.stabilization, 180,
-        config.cpu_threshold, config.ram_threshold)
-    settings = engine.Settings(config, windows, interval=60)
     rows = []
     for hosts in host_counts:
-        trace = traces.synthetic(hosts * vms_per_host, steps, seed)
-        vms = cluster.assign_flavors(trace.names, cluster.DEFAULT_FLAVORS,
-                                     seed)
-        spec = cluster.ClusterSpec(hosts=hosts, host_vcpus=SCALE_HOST_VCPUS,
-                                   host_memory_mb=SCALE_HOST_RAM_MB,
-                                   seed=seed)
+        setup = cli.prepare(cli.parser().parse_args([
+            '--vms', str(hosts * vms_per_host), '--steps', str(steps),
+            '--seed', str(seed), '--hosts', str(hosts),
+            '--host-vcpus', str(SCALE_HOST_VCPUS),
+            '--host-ram-mb', str(SCALE_HOST_RAM_MB)]))
+        trace, vms, spec = setup.trace, setup.vms, setup.spec
+        config, settings = setup.config, setup.settings
         for name in names:
             result = engine.run(trace, vms, spec,
                                 strategies.build(name, config, seed, {}),

@@ -162,6 +162,20 @@ OPTS = [
              '``margin``. Bursty instances otherwise return once their '
              '``instance_cooldown`` is over. Derived from Nova\'s migration '
              'records. 0 disables it. The ``seed`` policy ignores it.'),
+    cfg.IntOpt(
+        'expected_load_halflife',
+        default=600,
+        min=0,
+        help='Half-life, in seconds, of the exponentially weighted mean of '
+             'each host\'s CPU samples: the load it is expected to carry '
+             'whatever its newest sample says. A destination is judged at '
+             'the higher of its current and its expected load, plus the '
+             'instance: a host that has been busy is not taken for a free '
+             'one on one quiet sample, nor loaded just before its own load '
+             'comes back (on the benchmark\'s staggered peaks this keeps '
+             'the worst host under doing nothing\'s, and it moves less '
+             'memory on every trace; see doc/benchmarks.md). 0 turns it '
+             'off: destinations are judged on their newest sample only.'),
     cfg.StrOpt(
         'metrics_source',
         default='nova',
@@ -255,4 +269,5 @@ def metrics_windows(conf) -> metrics.MetricsWindows:
     return metrics.MetricsWindows(
         window=drs.window, stabilization=drs.stabilization,
         max_age=drs.metrics_max_age, cpu_threshold=drs.cpu_threshold,
-        ram_threshold=drs.ram_threshold)
+        ram_threshold=drs.ram_threshold,
+        halflife=drs.expected_load_halflife)

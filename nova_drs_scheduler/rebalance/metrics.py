@@ -21,6 +21,12 @@ planner reads as "neither a source nor a destination".  Clearing is the
 conservative choice: after an outage a host must show a full stabilization
 again before it is acted on.
 
+Expected load: besides the window, each host keeps an exponentially
+weighted mean of its CPU samples with a half-life of ``halflife`` seconds
+(:func:`ewma`), the load it is expected to carry over the next periods
+whatever the newest sample says (``HostSnapshot.cpu_expected``);
+``halflife = 0`` turns it off.
+
 Time is explicit: :meth:`MetricsWindows.update` takes ``now`` in seconds on
 the same clock as the samples' timestamps (wall clock live, simulated time in
 the simulator), and nothing here reads a clock.
@@ -56,6 +62,8 @@ class HostStatus:
     window: tuple
     violated: bool
     reason: str
+    #: Exponentially weighted mean of the CPU samples; None when off.
+    cpu_expected: float | None = None
 
 
 def is_over(cpu: float, ram: float | None, cpu_threshold: float,
@@ -99,20 +107,23 @@ def judgement(cpu: float | None, ram: float | None, cpu_threshold: float,
 
 
 class _HostWindow:
-    __slots__ = ('samples', 'counter')
+    __slots__ = ('samples', 'counter', 'expected')
 
     def __init__(self, size: int):
         self.samples = collections.deque(maxlen=size)
         self.counter = 0
+        self.expected = None
 
 
 class MetricsWindows:
     """Per-host windows and counters, updated once per rebalance period."""
 
     def __init__(self, window: int, stabilization: int, max_age: float,
-                 cpu_threshold: float, ram_threshold: float):
+                 cpu_threshold: float, ram_threshold: float,
+                 halflife: float = 0.0):
         if window < 1 or stabilization < 1:
             raise ValueError('window and stabilization must be >= 1')
+        self.halflife = halflife
         self.window = window
         self.stabilization = stabilization
         self.max_age = max_age
@@ -154,10 +165,14 @@ class MetricsWindows:
         the ``nova-drs plan`` dry run continue from the same state instead
         of starting every counter from zero.
         """
-        return {host: {'counter': state.counter,
-                       'samples': [[s.timestamp, s.cpu_percent,
-                                    s.ram_percent] for s in state.samples]}
-                for host, state in sorted(self._hosts.items())}
+        exported = {}
+        for host, state in sorted(self._hosts.items()):
+            exported[host] = {'counter': state.counter, 'samples': [
+                [s.timestamp, s.cpu_percent, s.ram_percent]
+                for s in state.samples]}
+            if state.expected is not None:
+                exported[host]['expected'] = state.expected
+        return exported
 
     def restore(self, exported: Mapping) -> None:
         """Load what :meth:`export` produced; bad entries are skipped.
@@ -173,6 +188,9 @@ class MetricsWindows:
                         float(timestamp), float(cpu),
                         None if ram is None else float(ram)))
                 state.counter = max(0, int(data['counter']))
+                expected = data.get('expected')
+                if expected is not None and state.samples:
+                    state.expected = float(expected)
             except (KeyError, TypeError, ValueError):
                 continue
             self._hosts[host] = state
@@ -185,10 +203,16 @@ class MetricsWindows:
         if self._fresh(sample, now) and (
                 last is None or sample.timestamp > last.timestamp):
             state.samples.append(sample)
+            if self.halflife > 0:
+                state.expected = ewma(
+                    state.expected, sample.cpu_percent,
+                    sample.timestamp - last.timestamp if last else 0.0,
+                    self.halflife)
             last = sample
         if not self._fresh(last, now):
             state.samples.clear()
             state.counter = 0
+            state.expected = None
             return HostStatus(host, None, None, 0, (), False, NOT_JUDGED)
         cpu = _mean([s.cpu_percent for s in state.samples])
         ram = _mean([s.ram_percent for s in state.samples
@@ -202,7 +226,19 @@ class MetricsWindows:
             tuple(s.cpu_percent for s in state.samples),
             is_violated(state.counter, self.stabilization),
             judgement(cpu, ram, cpu_thr, ram_thr, state.counter,
-                      self.stabilization, len(state.samples)))
+                      self.stabilization, len(state.samples)),
+            state.expected)
+
+
+def ewma(previous: float | None, value: float, elapsed: float,
+         halflife: float) -> float:
+    """``previous`` moved towards ``value``: after ``elapsed`` seconds the
+    old mean keeps half its weight per ``halflife``.  Time-aware, so that a
+    missed sample weighs as long as it lasted."""
+    if previous is None or halflife <= 0:
+        return value
+    keep = 0.5 ** (max(elapsed, 0.0) / halflife)
+    return keep * previous + (1.0 - keep) * value
 
 
 def _mean(values):

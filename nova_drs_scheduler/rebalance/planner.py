@@ -11,6 +11,10 @@ below hold for every policy:
 - a destination must be allowed by ``candidates()`` (Nova's filters live)
   and be judged, not violated, schedulable, in the source's pool in
   aggregate mode, and under the in-flight limit per host;
+- a destination is judged at its *outlook*: the higher of its current load
+  and its expected load (``HostSnapshot.cpu_expected``), plus the
+  instance.  A host that has been busy is not taken for a free one on one
+  quiet sample: the load it usually carries is what the move adds to;
 - blocked instances never move; the per-period, per-host and total limits
   count migrations in flight plus those planned this period;
 - each planned move is applied to a working projection of host loads, so
@@ -76,6 +80,8 @@ class _Planner:
         self.cpu = {n: h.cpu_percent for n, h in self.hosts.items()}
         self.ram = {n: h.ram_percent for n, h in self.hosts.items()}
         self.busy = collections.Counter(snapshot.inflight_by_host)
+        #: Host name -> points its expected load is above its current one.
+        self.lag = {n: _lag(h) for n, h in self.hosts.items()}
         #: Pool key -> indexed destinations as sorted (floor score, name).
         self.order = collections.defaultdict(list)
         self.floors = {}
@@ -130,9 +136,12 @@ class _Planner:
     def _pool(self, host):
         return host.pool if self.aggregate else None
 
-    def _project(self, host, cores, memory):
-        """A host's (cpu, ram) percents with an instance added."""
+    def _project(self, host, cores, memory, outlook=True):
+        """A host's (cpu, ram) percents with an instance added, CPU at its
+        outlook (for decisions) or at its current load (the projection)."""
         cpu = self.cpu[host.name] + 100.0 * cores / host.vcpus
+        if outlook:
+            cpu += self.lag[host.name]
         ram = self.ram[host.name]
         if ram is not None:
             ram += 100.0 * memory / host.memory_mb
@@ -143,7 +152,8 @@ class _Planner:
         the policy or the per-host limit already refuses it."""
         host = self.hosts[name]
         rule, floor = self.policy.destination(
-            host, self.cpu[name], self.ram[name], self.config)
+            host, self.cpu[name] + self.lag[name], self.ram[name],
+            self.config)
         if (rule is None and self.busy[name]
                 >= self.config.max_concurrent_migrations_per_host):
             rule = 'limit:per-host'
@@ -360,6 +370,9 @@ class _Planner:
                     if rule is None:
                         continue
                     detail = _fmt('projected', cpu, ram)
+                    if self.lag[name]:
+                        detail += (f' (expected load {host.cpu_expected:.1f}%'
+                                   f' > current {host.cpu_percent:.1f}%)')
             rules[rule] += 1
             if record is not None:
                 record.append(model.Rejection(name, rule, detail))
@@ -389,8 +402,9 @@ class _Planner:
             rejected=tuple(rejected), memory_mb=instance.memory_mb))
         self._leave(dest)
         self.cpu[source.name], self.ram[source.name] = removal.cpu, removal.ram
-        self.cpu[dest] = option.destination_cpu
-        self.ram[dest] = option.destination_ram
+        self.cpu[dest], self.ram[dest] = self._project(
+            option.destination, instance.cpu_cores, instance.memory_mb,
+            outlook=False)
         self.busy[source.name] += 1
         self.busy[dest] += 1
         self.moved.add(instance.uuid)
@@ -398,6 +412,13 @@ class _Planner:
                                         planned=tuple(self.moves))
         self._enter(dest)
         self._unreachable_by_pool.clear()
+
+
+def _lag(host: model.HostSnapshot) -> float:
+    """Points by which a host's expected CPU exceeds its current CPU."""
+    if host.cpu_expected is None or host.cpu_percent is None:
+        return 0.0
+    return max(0.0, host.cpu_expected - host.cpu_percent)
 
 
 def _alternative(option: base.Option) -> dict:

@@ -46,6 +46,51 @@ class BalancedChoiceTest(testtools.TestCase):
         for note in result.notes:
             self.assertIn('1x margin, 1x violated', note)
 
+    def test_a_busy_host_is_not_a_destination_on_one_quiet_sample(self):
+        # 'dipped' reads 50% but has carried 70% (its expected load): with
+        # the instance's 10 points it is judged at 80% > 80 - 5.  'steady'
+        # (60%, as usual) ends at 70% and takes it; the record says why
+        # the less loaded host was refused.
+        hosts = [h.host('hot', 95.0, counter=1),
+                 h.host('dipped', 50.0, cpu_expected=70.0),
+                 h.host('steady', 60.0, cpu_expected=60.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        move = result.moves[0]
+        self.assertEqual('steady', move.destination)
+        refused = {r.subject: r for r in move.rejected}
+        self.assertEqual('margin', refused['dipped'].rule)
+        self.assertIn('expected load 70.0% > current 50.0%',
+                      refused['dipped'].detail)
+        # Without an expected load the quiet sample is taken at its word.
+        hosts[1] = h.host('dipped', 50.0)
+        self.assertEqual('dipped', plan(
+            hosts, [h.instance('i1', 'hot', 1.0)]).moves[0].destination)
+
+    def test_a_host_above_its_expected_load_is_judged_on_its_load(self):
+        # Rising (70% now, 40% usual): the higher figure counts, so it
+        # ends at 80% and is refused; the expected load never lowers the
+        # bar below the current sample.
+        hosts = [h.host('hot', 95.0, counter=1),
+                 h.host('rising', 70.0, cpu_expected=40.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        self.assertEqual((), result.moves)
+        self.assertIn('1x margin', result.notes[0])
+
+    def test_second_move_sees_the_first_at_the_current_load(self):
+        # 'dipped' (30% now, 45% expected) takes one 10-point instance:
+        # judged at 55%.  The working projection is its real 40%, plus the
+        # 15 points it usually carries more: a second instance is judged at
+        # 40 + 15 + 10 = 65% <= 75 and lands there too.
+        hosts = [h.host('hot', 99.0, counter=1),
+                 h.host('dipped', 30.0, cpu_expected=45.0)]
+        instances = [h.instance('i1', 'hot', 1.0),
+                     h.instance('i2', 'hot', 1.0)]
+        result = plan(hosts, instances, max_concurrent_migrations_per_host=2)
+        self.assertEqual(['dipped', 'dipped'],
+                         [m.destination for m in result.moves])
+        self.assertAlmostEqual(65.0,
+                               result.moves[1].expected['destination_cpu'])
+
     def test_margin_is_against_the_destination_own_threshold(self):
         hosts = [h.host('hot', 95.0, counter=3),
                  h.host('strict', 30.0, cpu_threshold=40.0),

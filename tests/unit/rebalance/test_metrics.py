@@ -272,3 +272,31 @@ class ExportRestoreTest(testtools.TestCase):
                          restored.export())
         status = restored.update(60, {'h1': metrics.HostSample(60, 95.0)})
         self.assertEqual(1, status['h1'].counter)
+
+
+class ExpectedLoadTest(testtools.TestCase):
+
+    def test_off_by_default(self):
+        status = feed(windows(), [90, 60])[-1]
+        self.assertIsNone(status.cpu_expected)
+
+    def test_new_level_is_half_reached_after_one_halflife(self):
+        state = metrics.MetricsWindows(1, 1, 180, 80.0, 90.0, halflife=600)
+        statuses = feed(state, [90] * 60 + [60] * 10)
+        self.assertAlmostEqual(90.0, statuses[59].cpu_expected)
+        # One 60 s sample at 60 after an hour at 90: still expected near 90.
+        self.assertGreater(statuses[60].cpu_expected, 87.0)
+        self.assertAlmostEqual(75.0, statuses[69].cpu_expected)
+
+    def test_expected_load_survives_a_restart_and_goes_with_staleness(self):
+        state = metrics.MetricsWindows(1, 1, 120, 80.0, 90.0, halflife=600)
+        feed(state, [90, 90])
+        restored = metrics.MetricsWindows(1, 1, 120, 80.0, 90.0,
+                                          halflife=600)
+        restored.restore(state.export())
+        status = restored.update(120, {'h1': metrics.HostSample(120, 30)})
+        self.assertGreater(status['h1'].cpu_expected, 85.0)
+        status = restored.update(1000, {'h1': None})
+        self.assertIsNone(status['h1'].cpu_expected)
+        status = restored.update(1060, {'h1': metrics.HostSample(1060, 30)})
+        self.assertEqual(30.0, status['h1'].cpu_expected)

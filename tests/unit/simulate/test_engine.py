@@ -1,5 +1,6 @@
 """The simulation loop on hand-built traces, then a short end-to-end run."""
 
+import dataclasses
 import functools
 
 import testtools
@@ -124,6 +125,61 @@ class PlannerTest(testtools.TestCase):
                              card.overloaded_series, policy)
             self.assertEqual(1, card.migrations, policy)
             self.assertEqual(0, sum(card.failed.values()), policy)
+
+
+class SnapshotInputsTest(testtools.TestCase):
+    """Instances kept between periods read as if built anew."""
+
+    def test_reused_instances_equal_a_fresh_build_every_period(self):
+        trace = _trace([90.0, 90.0, 50.0, 50.0, 95.0, 95.0, 95.0, 20.0],
+                       [10.0] * 8, [10.0, 60.0] * 4, [90.0] * 8)
+        flavor = cluster.Flavor('f', 2, 1024)
+        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+        spec = cluster.ClusterSpec(hosts=3, host_vcpus=4,
+                                   host_memory_mb=8192,
+                                   cpu_allocation_ratio=2.0)
+        planner = strategies.PlannerStrategy(
+            dataclasses.replace(CONFIG, stabilization=1), 'balanced')
+        checked = []
+
+        class Checking:
+            name = 'checking'
+
+            def plan(self, view):
+                kept = view.snapshot(CONFIG).instances
+                fresh = engine.SnapshotInputs(view.cluster).build(view)
+                checked.append(list(kept) == fresh)
+                return planner.plan(view)
+
+        card = engine.run(trace, vms, spec, Checking(),
+                          _settings(cooldown=120, no_return=180)).card
+        self.assertGreater(card.migrations, 0)
+        self.assertEqual([True] * 8, checked)
+
+    def test_hosts_carry_their_expected_load(self):
+        trace = _trace([90.0, 10.0], [10.0, 10.0])
+        flavor = cluster.Flavor('f', 2, 1024)
+        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+        spec = cluster.ClusterSpec(hosts=2, host_vcpus=4,
+                                   host_memory_mb=8192)
+        windows = functools.partial(metrics.MetricsWindows, 1, 1, 180,
+                                    80.0, 90.0, halflife=60)
+        seen = []
+
+        class Recording:
+            name = 'recording'
+
+            def plan(self, view):
+                seen.append(view.snapshot(CONFIG).hosts)
+                return [], 0.0, 0.0
+
+        engine.run(trace, vms, spec, Recording(),
+                   engine.Settings(CONFIG, windows, interval=60))
+        # vm0 alone on host-0: 45 % then 5 %, half-way after one
+        # half-life.
+        host = seen[1]['host-0']
+        self.assertEqual(5.0, host.cpu_percent)
+        self.assertAlmostEqual(25.0, host.cpu_expected)
 
 
 class EndToEndTest(testtools.TestCase):
