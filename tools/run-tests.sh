@@ -28,6 +28,15 @@ tox() {
     "$boot/bin/tox" "$@" 2>&1 | tee -a "$log" || status=$?
 }
 if [ $# -eq 0 ]; then
+    envs=pep8,py3,functional,functional-nova33,demo
+    if [ "${E2E:-1}" != 0 ]; then
+        envs=$envs,e2e
+    fi
+    # Every virtualenv first, two at a time (pip's work is partly I/O, so
+    # the two cores overlap it), the demo's included: the functional suite's
+    # demo test runs tools/demo.sh, which would otherwise build it inside
+    # one test.  Nothing is run here.
+    tox run-parallel --notest -p 2 -e "$envs"
     tox -e pep8,py3,functional
     tox -e functional-nova33 -- --include-list tests/functional/nova33-ci.txt
     if [ "${E2E:-1}" != 0 ]; then
