@@ -3,7 +3,9 @@
 ``select_destinations`` is Nova's; its placement client hands out
 allocation requests that copy fast (``allocation_requests``), and the
 ``OWNER_NOVA`` trait comes from cached service rows when they can tell
-(``owner_trait``) instead of a query to every cell.  A periodic task runs
+(``owner_trait``) instead of a query to every cell.  Once the service
+starts, the host manager refreshes its rows in a thread of its own
+(``init_host``) until the service stops.  A periodic task runs
 one rebalance period every ``[drs] rebalance_interval`` seconds; tests and
 the CLI call :meth:`DRSSchedulerManager.run_rebalance` directly.
 
@@ -49,6 +51,7 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # A DRS database that is down or behind stops the service here,
         # with the command to run, rather than failing every period.
         self.rebalancer.prepare()
+        self._stopped = False
 
     def select_destinations(self, context, request_spec=None,
                             filter_properties=None,
@@ -91,9 +94,33 @@ class DRSSchedulerManager(manager.SchedulerManager):
                                             CONF.drs.exporter_port)
         return self.rebalancer.run(context)
 
+    def init_host(self, service_ref):
+        super().init_host(service_ref)
+        # Here rather than in __init__: in the worker process that serves
+        # (after the fork), with the host manager the service chose.
+        start = getattr(self.host_manager, 'start_refresher', None)
+        if start is not None:
+            start()
+
+    def graceful_shutdown(self, *args, **kwargs):
+        # Nova 33 and 34 call this when the service stops; Nova 31 and 32
+        # call cleanup_host instead.
+        self._stop_background()
+        super().graceful_shutdown(*args, **kwargs)
+
     def cleanup_host(self):
-        # Hand a tooz lock over at once instead of at lease expiry.
         super().cleanup_host()
+        self._stop_background()
+
+    def _stop_background(self) -> None:
+        """Stop what runs besides the requests, once."""
+        if self._stopped:
+            return
+        self._stopped = True
+        stop_refresher = getattr(self.host_manager, 'stop_refresher', None)
+        if stop_refresher is not None:
+            stop_refresher()
+        # Hand a tooz lock over at once instead of at lease expiry.
         stop = getattr(self.rebalancer.leader, 'stop', None)
         if stop is not None:
             stop()

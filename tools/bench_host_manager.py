@@ -16,24 +16,53 @@ process:
 Stock is Nova's ``SchedulerManager`` with its ``HostManager``; ours is
 ``DRSSchedulerManager``, as ``nova-drs-scheduler`` runs it. Our manager is
 measured on a fresh cache (the steady state), and once on
-the request that pays an incremental refresh. Usage::
+the request that pays an incremental refresh.
+
+``--measure latency`` instead times a few hundred ``select_destinations``
+per scheduler on the real clock, while the rows change at a real cloud's
+pace, and reports percentiles: stock, ours refreshing inline (the request
+that finds stale rows reads them) and ours refreshing in the background.
+``--measure period`` times ours between and during rebalance periods run
+back to back in another thread of the same process. ``--concurrency``
+picks native threads (Nova 34's default) or eventlet. Usage::
 
     tools/bench_host_manager.py --nodes 100 1000 5000
     tools/bench_host_manager.py --db mysql+pymysql://root@127.0.0.1:3307
+    tools/bench_host_manager.py --measure latency --nodes 1000 10000
+    tools/bench_host_manager.py --measure period --concurrency eventlet
 """
 
-# Nova must be monkey patched before anything imports eventlet or futurist.
-from nova_drs_scheduler import compat ; compat.monkey_patch()  # noqa: E702,I001
+import argparse
+import os
+import sys
 
-import argparse  # noqa: E402
+CONCURRENCY = ('threading', 'eventlet')
+
+
+def _concurrency(argv):
+    """``--concurrency``, read before anything imports Nova, and set in the
+    environment: Nova's test fixtures, imported below, patch again."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument('--concurrency', choices=CONCURRENCY,
+                        default='threading')
+    backend = parser.parse_known_args(argv)[0].concurrency
+    os.environ['OS_NOVA_DISABLE_EVENTLET_PATCHING'] = str(
+        backend == 'threading')
+    return backend
+
+
+# Nova must be monkey patched before anything imports eventlet or futurist.
+from nova_drs_scheduler import compat  # noqa: E402,I001
+compat.monkey_patch(_concurrency(sys.argv[1:]))
+
 import collections  # noqa: E402
 import contextlib  # noqa: E402
 import datetime  # noqa: E402
 import gc  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 import unittest.mock  # noqa: E402
 
@@ -57,6 +86,7 @@ from oslo_utils import timeutils  # noqa: E402
 from oslo_utils import uuidutils  # noqa: E402
 
 import nova_drs_scheduler.conf  # noqa: E402
+from nova_drs_scheduler import service as drs_service  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 
 CONF = nova_drs_scheduler.conf.CONF
@@ -64,6 +94,11 @@ REPEATS = {100: 21, 1000: 11, 5000: 5, 10000: 3}
 #: Instance info not pushed by computes costs stock one query per host;
 #: measured only where it stays affordable.
 UNSYNCED_MAX_NODES = 1000
+#: Requests of each scheduler whose latency is not counted (warm-up).
+WARMUP = 5
+#: Requests per block in ``--measure period``; blocks without and with
+#: periods running alternate.
+PERIOD_BLOCK = 25
 
 
 def parse_args():
@@ -71,6 +106,19 @@ def parse_args():
     parser.add_argument('--nodes', type=int, nargs='+',
                         default=[100, 1000, 5000])
     parser.add_argument('--instances-per-host', type=int, default=15)
+    parser.add_argument('--measure', choices=('medians', 'latency', 'period'),
+                        default='medians',
+                        help='medians: the side-by-side medians (default); '
+                             'latency: percentiles of select_destinations; '
+                             'period: ours between and during rebalance '
+                             'periods.')
+    parser.add_argument('--requests', type=int, default=300,
+                        help='Requests per scheduler (latency) or per '
+                             'condition (period).')
+    parser.add_argument('--concurrency', choices=CONCURRENCY,
+                        default='threading',
+                        help='Native threads (Nova 34\'s default) or '
+                             'eventlet, for the whole process.')
     add_db_argument(parser)
     return parser.parse_args()
 
@@ -126,6 +174,14 @@ def create_cell(ctxt, base, workdir, size):
     cell.create()
     with nova_context.target_cell(ctxt, cell) as cctxt:
         migration.db_sync(database='main', context=cctxt)
+    if base is None:
+        # Rows change while a refresh reads them, in another thread: in
+        # SQLite's default journal a reader and a writer lock each other
+        # out; in WAL mode, as on a server, neither waits.
+        engine = sa.create_engine(cell_url)
+        with engine.connect() as conn:
+            conn.exec_driver_sql('PRAGMA journal_mode=WAL')
+        engine.dispose()
     return cell
 
 
@@ -280,6 +336,11 @@ def populate(ctxt, cell, cell_url, size, per_host):
             models.Instance.__table__.c.uuid).where(
                 models.Instance.__table__.c.deleted == 0)).all()
     engine.dispose()
+    # A request spec per instance, as Nova keeps: rebalance periods list
+    # an instance's destinations from it.
+    template = request_spec(ctxt)
+    template.create()
+    specs = api_models.RequestSpec.__table__
     api_engine = sa.create_engine(CONF.api_database.connection)
     with api_engine.begin() as conn:
         conn.execute(api_models.HostMapping.__table__.insert(), [
@@ -287,6 +348,14 @@ def populate(ctxt, cell, cell_url, size, per_host):
         conn.execute(api_models.InstanceMapping.__table__.insert(), [
             {'instance_uuid': uuid, 'cell_id': cell.id, 'project_id': 'p',
              'user_id': 'u', 'queued_for_delete': False}
+            for _host, uuid in uuids])
+        spec = conn.execute(sa.select(specs.c.spec).where(
+            specs.c.instance_uuid == template.instance_uuid)).scalar_one()
+        conn.execute(specs.delete().where(
+            specs.c.instance_uuid == template.instance_uuid))
+        conn.execute(specs.insert(), [
+            {'instance_uuid': uuid,
+             'spec': spec.replace(template.instance_uuid, uuid)}
             for _host, uuid in uuids])
     api_engine.dispose()
     pushed = {}
@@ -461,45 +530,191 @@ def measure(ctxt, schedulers, nodes, placement, repeats):
             for name, result in samples.items()}
 
 
-def measure_refresh(ctxt, manager, nodes, cell_url, repeats):
-    """Median (ms) of the request that pays an incremental refresh, and the
-    number of rows changed before each.
+class RowWriter:
+    """Stamps the rows a real cloud changes in a given time, in rotation:
+    every service heartbeats each ``report_interval`` and every node
+    reports each minute. Rows stamped earlier are read again, unchanged,
+    as the timestamp margin makes a real refresh do."""
 
-    Before each sample, the rows a real cloud changes in ``max_staleness``
-    seconds are stamped, in rotation: every service heartbeats each
-    ``report_interval`` and every node reports each minute. Rows stamped by
-    earlier samples are read again, unchanged, as the timestamp margin
-    makes a real refresh do.
-    """
-    staleness = CONF.drs_host_cache.max_staleness
-    size = len(nodes)
-    batches = {
-        models.Service.__table__: min(size, int(
-            size * staleness / CONF.report_interval) + 1),
-        models.ComputeNode.__table__: int(size * staleness / 60) + 1,
-    }
-    uuids = list(nodes.values())
-    spec = request_spec(ctxt)
-    engine = sa.create_engine(cell_url)
-    samples = []
-    offset = 0.0
-    for sample in range(repeats):
+    def __init__(self, cell_url, size):
+        self.engine = sa.create_engine(cell_url)
+        self.size = size
+        self.rates = {models.Service.__table__: size / CONF.report_interval,
+                      models.ComputeNode.__table__: size / 60.0}
+        self.next_id = dict.fromkeys(self.rates, 0)
+        self.owed = dict.fromkeys(self.rates, 0.0)
+        self.last = time.monotonic()
+        self.stamped = 0
+
+    def advance(self, seconds):
+        """Stamp what changes in ``seconds``; returns the rows stamped."""
         now = timeutils.utcnow()
-        with engine.begin() as conn:
-            for table, batch in batches.items():
-                first = sample * batch % size
-                ids = [(first + i) % size + 1 for i in range(batch)]
+        stamped = 0
+        with self.engine.begin() as conn:
+            for table, rate in self.rates.items():
+                self.owed[table] += rate * seconds
+                batch = min(self.size, int(self.owed[table]))
+                self.owed[table] -= batch
+                if not batch:
+                    continue
+                first = self.next_id[table]
+                ids = [(first + i) % self.size + 1 for i in range(batch)]
+                self.next_id[table] = (first + batch) % self.size
                 values = {'updated_at': now}
                 if table is models.Service.__table__:
                     values['last_seen_up'] = now
                 conn.execute(table.update().where(
                     table.c.id.in_(ids)).values(**values))
+                stamped += batch
+        self.stamped += stamped
+        return stamped
+
+    def catch_up(self):
+        """Stamp what changed since the last call, on the real clock."""
+        now = time.monotonic()
+        self.advance(now - self.last)
+        self.last = now
+
+    def close(self):
+        self.engine.dispose()
+
+
+def measure_refresh(ctxt, manager, nodes, cell_url, repeats):
+    """Median (ms) of the request that pays an incremental refresh, and the
+    number of rows changed before each.
+
+    Before each sample, the rows a real cloud changes in ``max_staleness``
+    seconds are stamped (``RowWriter``).
+    """
+    staleness = CONF.drs_host_cache.max_staleness
+    uuids = list(nodes.values())
+    spec = request_spec(ctxt)
+    writer = RowWriter(cell_url, len(nodes))
+    samples = []
+    changed = 0
+    offset = 0.0
+    for _ in range(repeats):
+        changed = writer.advance(staleness)
         offset += staleness + 1
         manager.clock = lambda offset=offset: time.monotonic() + offset
         samples.append(elapsed(lambda: list(
             manager.get_host_states_by_uuids(ctxt, uuids, spec))))
-    engine.dispose()
-    return median_ms(samples), sum(batches.values())
+    writer.close()
+    return median_ms(samples), changed
+
+
+def percentiles_ms(samples):
+    """p50, p95, p99 and max of ``samples`` (seconds), in ms."""
+    cuts = statistics.quantiles(samples, n=100, method='inclusive')
+    return {'p50': cuts[49] * 1000.0, 'p95': cuts[94] * 1000.0,
+            'p99': cuts[98] * 1000.0, 'max': max(samples) * 1000.0,
+            'n': len(samples)}
+
+
+def timed_select(ctxt, scheduler, placement):
+    """Seconds one ``select_destinations`` took; its claim is undone."""
+    spec = request_spec(ctxt)
+    took = elapsed(scheduler.select_destinations, ctxt, spec_obj=spec,
+                   instance_uuids=[spec.instance_uuid], return_objects=True,
+                   return_alternates=True)
+    placement.delete(f'/allocations/{spec.instance_uuid}')
+    return took
+
+
+def measure_latency(ctxt, schedulers, placement, writer, requests):
+    """``{name: percentiles}`` of ``select_destinations``, on the real
+    clock, the rows changing between requests as a real cloud's do.
+
+    Requests of the schedulers alternate; a background refresher runs
+    during all of them (it is our process's, as in the service).
+    """
+    samples = {name: [] for name in schedulers}
+    for round_ in range(WARMUP + requests):
+        for name, scheduler in schedulers.items():
+            writer.catch_up()
+            took = timed_select(ctxt, scheduler, placement)
+            if round_ >= WARMUP:
+                samples[name].append(took)
+    return {name: percentiles_ms(values) for name, values in samples.items()}
+
+
+class AlwaysLeader:
+    """The bench has no scheduler service rows to elect a leader from."""
+
+    def check(self, context):
+        return True, 'benchmark'
+
+
+class PeriodLoop:
+    """Rebalance periods back to back in another thread (a green thread
+    under eventlet), as the service's periodic task runs them."""
+
+    def __init__(self, ctxt, scheduler):
+        self.ctxt = ctxt
+        self.scheduler = scheduler
+        self.durations = []
+        self.skipped = []
+        self._stop = threading.Event()
+        self._thread = None
+
+    def start(self):
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        """Stop after the period in progress (waited for, untimed)."""
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        while not self._stop.is_set():
+            started = time.perf_counter()
+            rec = self.scheduler.run_rebalance(self.ctxt)
+            self.durations.append(time.perf_counter() - started)
+            if rec.get('skipped'):
+                self.skipped.append(rec['skipped'])
+
+
+def write_static_metrics(path, nodes, size):
+    """A static metric sample: host CPU like the rows' ``cpu.percent``
+    (seeded), instances sharing it, so that hosts are over and under."""
+    rng = random.Random(size)
+    hosts = {host: {'cpu_percent': round(rng.uniform(5, 95), 1)}
+             for host in nodes}
+    with open(path, 'w', encoding='utf-8') as handle:
+        jsonutils.dump({'hosts': hosts, 'instances': {}}, handle)
+
+
+def measure_period(ctxt, scheduler, placement, writer, requests):
+    """Percentiles of ours without and during rebalance periods.
+
+    Blocks of ``PERIOD_BLOCK`` requests alternate between the two, so that
+    the machine's load weighs on both alike.
+    """
+    loop = PeriodLoop(ctxt, scheduler)
+    samples = {'quiet': [], 'during periods': []}
+    for _ in range(WARMUP):
+        timed_select(ctxt, scheduler, placement)
+    while len(samples['during periods']) < requests:
+        for name in samples:
+            if name == 'during periods':
+                loop.start()
+                # Let the period get going before timing requests.
+                time.sleep(0.05)
+            for _ in range(PERIOD_BLOCK):
+                writer.catch_up()
+                samples[name].append(timed_select(ctxt, scheduler,
+                                                  placement))
+            if name == 'during periods':
+                loop.stop()
+    result = {name: percentiles_ms(values)
+              for name, values in samples.items()}
+    durations = loop.durations or [0.0]
+    result['periods'] = {'count': len(loop.durations),
+                         'median_s': statistics.median(durations),
+                         'skipped': sorted(set(loop.skipped))}
+    return result
 
 
 def measure_unsynced(ctxt, nodes, repeats):
@@ -522,6 +737,12 @@ def run_size(args, workdir, size):
     with func_fixtures.PlacementFixture() as placement:
         populate_placement(placement.api, nodes)
         setup = time.perf_counter() - started
+        if args.measure != 'medians':
+            result = run_percentiles(args, workdir, ctxt, nodes, pushed,
+                                     placement.api, cell_url)
+            drop_cell(cell)
+            return dict(result, size=size, setup=setup,
+                        repeats=args.requests)
         repeats = REPEATS.get(size, 3)
         # Fresh rows for the steady state: nothing expires mid-run.
         CONF.set_override('max_staleness', 300, group='drs_host_cache')
@@ -538,6 +759,80 @@ def run_size(args, workdir, size):
     drop_cell(cell)
     return dict(result, size=size, changed=changed, unsynced=unsynced,
                 setup=setup, repeats=repeats)
+
+
+def run_percentiles(args, workdir, ctxt, nodes, pushed, placement,
+                    cell_url):
+    """``--measure latency`` or ``period`` on one cloud."""
+    writer = RowWriter(cell_url, len(nodes))
+    ours = with_instance_info(DRSSchedulerManager(), pushed)
+    try:
+        if args.measure == 'latency':
+            ours.host_manager.start_refresher()
+            return {'latency': measure_latency(ctxt, {
+                'stock': with_instance_info(
+                    scheduler_manager.SchedulerManager(), pushed),
+                'ours, inline refresh': with_instance_info(
+                    DRSSchedulerManager(), pushed),
+                'ours, background refresh': ours,
+            }, placement, writer, args.requests)}
+        metrics = f'{workdir}/metrics-{len(nodes)}.json'
+        write_static_metrics(metrics, nodes, len(nodes))
+        CONF.set_override('automation', 'manual', group='drs')
+        CONF.set_override('metrics_source', 'static', group='drs')
+        CONF.set_override('static_metrics_file', metrics, group='drs')
+        ours.rebalancer.leader = AlwaysLeader()
+        ours.host_manager.start_refresher()
+        return {'period': measure_period(ctxt, ours, placement, writer,
+                                         args.requests)}
+    finally:
+        ours.host_manager.stop_refresher()
+        writer.close()
+
+
+def latency_rows(results):
+    rows = []
+    for r in results:
+        latency = r['latency']
+        base = latency['stock']['p50']
+        for name, p in latency.items():
+            rows.append([r['size'], name, p['p50'], p['p95'], p['p99'],
+                         p['max'], p['p99'] / p['p50'], base / p['p50']])
+    return rows
+
+
+def period_rows(results):
+    rows = []
+    for r in results:
+        period = r['period']
+        quiet = period['quiet']
+        for name in ('quiet', 'during periods'):
+            p = period[name]
+            rows.append([r['size'], name, p['p50'], p['p95'], p['p99'],
+                         p['max'], p['p50'] / quiet['p50'],
+                         p['p99'] / quiet['p99']])
+    return rows
+
+
+def print_percentiles(args, results):
+    if args.measure == 'latency':
+        print(tabulate.tabulate(
+            latency_rows(results),
+            headers=['N', 'scheduler', 'p50 ms', 'p95 ms', 'p99 ms',
+                     'max ms', 'p99/p50', 'stock p50/p50'],
+            floatfmt='.1f', tablefmt='github'))
+        return
+    print(tabulate.tabulate(
+        period_rows(results),
+        headers=['N', 'ours', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms',
+                 'p50 / quiet p50', 'p99 / quiet p99'],
+        floatfmt='.2f', tablefmt='github'))
+    for r in results:
+        periods = r['period']['periods']
+        print(f'\nN={r["size"]}: {periods["count"]} periods ran, median '
+              f'{periods["median_s"]:.2f} s'
+              + (f'; skipped: {periods["skipped"]}'
+                 if periods['skipped'] else ''))
 
 
 def report_rows(results):
@@ -600,9 +895,17 @@ def main():
                   f'{result["repeats"]} repeats', file=sys.stderr)
             results.append(result)
     db = args.db.split('://')[0] if args.db else 'sqlite (files)'
+    concurrency = drs_service.concurrency_backend()
+    if args.measure != 'medians':
+        print(f'Database: {db}; {args.instances_per_host} instances per '
+              f'host; {concurrency}; {args.requests} requests per '
+              f'scheduler or condition; {datetime.date.today()}.\n')
+        print_percentiles(args, results)
+        return 0
     print_tables([
         (f'Database: {db}; {args.instances_per_host} instances per host; '
-         f'{datetime.date.today()}; medians in ms.', report_rows(results),
+         f'{concurrency}; {datetime.date.today()}; medians in ms.',
+         report_rows(results),
          ['N', 'measure', 'stock ms', 'ours ms', 'stock/ours']),
         ('Growth of cost between sizes (1.0 = constant, = factor: '
          'linear):', growth_rows(results),

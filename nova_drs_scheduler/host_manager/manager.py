@@ -5,9 +5,12 @@ What is cached are rows (compute nodes, nova-compute services and which
 instances sit on which host), never decisions. Each request still builds its
 own HostStates, by forking per-row templates (see ``state``), so that
 no request's HostState is shared with another (bug 1742827).
-A request that finds a cell's rows older than
-``[drs_host_cache] max_staleness`` first reads what changed since the last
-refresh; any other request issues no database query at all.
+Once the service starts, its own thread (a green thread under eventlet)
+reads what changed every ``[drs_host_cache] background_refresh_interval``
+seconds, so requests find fresh rows and issue no database query at all.
+A request that still finds a cell's rows older than ``max_staleness`` (the
+background refresh is late, failed or disabled) reads the changes itself
+first: the staleness bound holds whatever the refresher does.
 
 Stock Nova re-reads the rows at each request, so it sees the instances the
 computes claimed since the previous one.  Cached rows do not, so the host
@@ -29,6 +32,7 @@ from nova import objects
 from nova.scheduler import host_manager
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_service import loopingcall
 
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler.host_manager import filtering
@@ -54,6 +58,10 @@ _READ_AT = 'drs_read_at'
 #: seconds, so a row unchanged this long after shows a build that never
 #: happened, which stock Nova does not count either.
 PLACED_MAX_AGE = 120.0
+
+#: Shortest wait between two passes of the background refresher, so that a
+#: cell that cannot be refreshed does not make it spin.
+MIN_REFRESH_WAIT = 0.1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +97,7 @@ class CachingHostManager(host_manager.HostManager):
         self._placed_lock = threading.Lock()
         #: Monotonic clock of the staleness bound; tests replace it.
         self.clock = time.monotonic
+        self._refresher: Any = None
         super().__init__()
         # Same results as Nova's handlers, minus per-host overheads.
         self.filter_handler = filtering.FilterHandler()
@@ -152,6 +161,60 @@ class CachingHostManager(host_manager.HostManager):
                 if generation == self._generation:
                     self._snapshots[cell_uuid] = result
         return ready
+
+    # Background refresh.
+
+    def start_refresher(self) -> bool:
+        """Start refreshing the rows in the background; False if the
+        options leave nothing to do in the background.
+
+        oslo.service's looping call runs in a native thread or a green
+        thread, whichever backend Nova chose for the process.
+        """
+        group = self._conf.drs_host_cache
+        if (self._refresher is not None or group.max_staleness == 0 or
+                group.background_refresh_interval == 0):
+            return False
+        self._refresher = loopingcall.DynamicLoopingCall(self.refresh_due)
+        self._refresher.start(
+            periodic_interval_max=group.background_refresh_interval)
+        LOG.info('Refreshing the cached computes every %s s in the '
+                 'background', group.background_refresh_interval)
+        return True
+
+    def stop_refresher(self) -> None:
+        """Stop the background refresh and wait for a pass in progress."""
+        refresher, self._refresher = self._refresher, None
+        if refresher is not None:
+            refresher.stop()
+            refresher.wait()
+
+    def refresh_due(self) -> float:
+        """One pass of the background refresher: refresh the enabled cells
+        whose rows are ``background_refresh_interval`` old, and return the
+        seconds until the next one will be.
+
+        It never raises: a failure is logged and retried at the next pass,
+        and requests meanwhile fall back to refreshing inline.
+        """
+        interval = self._conf.drs_host_cache.background_refresh_interval
+        cells = list(self.enabled_cells)
+        try:
+            now = self.clock()
+            due = [c for c in cells if not self._is_fresh(
+                self._snapshots.get(c.uuid), now, interval)]
+            if due:
+                self._refresh(context_module.get_admin_context(), due,
+                              interval)
+        except Exception:
+            LOG.exception('Background refresh of the cached computes failed')
+            return interval
+        now = self.clock()
+        loaded = [snap.loaded_at for snap in
+                  (self._snapshots.get(c.uuid) for c in cells) if snap]
+        return max(MIN_REFRESH_WAIT,
+                   min((at + interval - now for at in loaded),
+                       default=interval))
 
     def _snapshots_for(self, context: Any, cells: list,
                        max_age: float) -> dict:

@@ -8,8 +8,10 @@ reference. A request therefore sees one consistent set of rows per cell.
 import dataclasses
 import datetime
 import functools
+import time
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,6 +83,22 @@ class CellSnapshot:
 
 StateFactory = Callable[..., state.CachedHostState]
 
+#: Rows merged between two yields of a refresh (see ``_yielding``).
+YIELD_EVERY = 50
+
+
+def _yielding(rows: Iterable) -> Iterator:
+    """``rows``, letting other threads run every ``YIELD_EVERY`` of them.
+
+    A refresh running beside requests must not hold the GIL (native
+    threads) or the hub (eventlet) for its whole length: ``time.sleep(0)``
+    hands either to a request that waits for it.
+    """
+    for count, row in enumerate(rows, 1):
+        if count % YIELD_EVERY == 0:
+            time.sleep(0)
+        yield row
+
 
 def node_entry(make_state: StateFactory, cell_uuid: str, compute: Any,
                values: tuple | None = None) -> NodeEntry:
@@ -108,7 +126,7 @@ def _merge(current: Mapping[str, Any], changed: Iterable,
            build: Callable[[Any, tuple], Any]) -> dict[str, Any]:
     merged = dict(current)
     # Deletions first: a host may have a deleted service row and a new one.
-    for row in sorted(changed, key=lambda r: not r.deleted):
+    for row in _yielding(sorted(changed, key=lambda r: not r.deleted)):
         name = key(row)
         if row.deleted:
             if name in merged and merged[name].row_id == row.id:
@@ -118,7 +136,11 @@ def _merge(current: Mapping[str, Any], changed: Iterable,
         # Rows inside the timestamp margin come back unchanged; timestamps
         # alone cannot tell (MySQL keeps whole seconds), the values can.
         if name not in merged or merged[name].values != values:
-            merged[name] = build(row, values)
+            entry = build(row, values)
+            if entry is None:
+                merged.pop(name, None)
+            else:
+                merged[name] = entry
     return merged
 
 
@@ -135,7 +157,7 @@ def _merge_instances(snapshot: CellSnapshot | None, changed: Iterable,
             copied.add(host)
         return by_host[host]
 
-    for uuid, host, deleted in changed:
+    for uuid, host, deleted in _yielding(changed):
         live = bool(host) and not deleted
         previous_host = host_of.get(uuid)
         if live and previous_host == host:
@@ -168,7 +190,12 @@ def load(context: Any, previous: CellSnapshot | None,
     read_at = timeutils.utcnow()
     cell_uuid = context.cell_uuid
 
-    def node(row: Any, values: tuple) -> NodeEntry:
+    def node(row: Any, values: tuple) -> NodeEntry | None:
+        if row.free_disk_gb is None:
+            # Created by its compute, resources not written yet: Nova's
+            # HostState skips such a row and keeps no ratios, which the
+            # weighers need. Its first report stamps it again.
+            return None
         compute = objects.ComputeNode._from_db_object(
             context, objects.ComputeNode(context), row)
         return node_entry(make_state, cell_uuid, compute, values)

@@ -1,8 +1,12 @@
 """Real API, conductor, computes and placement over CachingHostManager.
 
-The cache's clock is frozen: a test sees a refresh only where it lets the
-staleness bound pass, so what is exercised is the cached path.
+In most tests the cache's clock is frozen and the background refresh is
+off: a test sees a refresh only where it lets the staleness bound pass, so
+what is exercised is the cached path. ``BackgroundRefreshTest`` runs the
+refresher on the real clock.
 """
+
+import time
 
 import fixtures
 from nova import context as nova_context
@@ -23,7 +27,10 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
              'quota': {'cores': -1, 'instances': -1, 'ram': -1},
              # A frozen cache keeps the heartbeats of its first load; on a
              # busy machine the test may outlive the default 60 s.
-             'DEFAULT': {'service_down_time': 3600}}
+             'DEFAULT': {'service_down_time': 3600},
+             # A refresh on the real clock before the clock is frozen would
+             # look fresh for ever to the frozen one.
+             'drs_host_cache': {'background_refresh_interval': 0}}
     HOSTS = ('host1', 'host2', 'host3')
 
     def setUp(self):
@@ -243,3 +250,92 @@ class FreshCacheBurstTest(StaleCacheBurstTest):
     """max_staleness 0: every request reads the rows that changed."""
 
     FLAGS = dict(_BurstTest.FLAGS, drs_host_cache={'max_staleness': 0})
+
+
+class BackgroundRefreshTest(base.DRSFunctionalTestBase):
+    """The service's refresher, on the real clock, under eventlet.
+
+    ``max_staleness`` is long, so that a request would have to wait a
+    minute before refreshing itself: changes seen sooner came from the
+    refresher, and no request paid for them.
+    """
+
+    SCHEDULER_MANAGER = manager.PATH
+    INTERVAL = 0.3
+    FLAGS = {'drs_host_cache': {'max_staleness': 60,
+                                'background_refresh_interval': INTERVAL},
+             'filter_scheduler': {
+                 'host_subset_size': 1,
+                 'enabled_filters': ['ComputeFilter',
+                                     'AggregateInstanceExtraSpecsFilter']}}
+
+    def setUp(self):
+        super().setUp()
+        for host in ('host1', 'host2'):
+            self._start_compute(host)
+        self.host_manager = self.scheduler_service.manager.host_manager
+        self.refreshes = []
+        refresh = self.host_manager._refresh
+
+        def record(context, cells, max_age):
+            self.refreshes.append(max_age)
+            return refresh(context, cells, max_age)
+
+        self.host_manager._refresh = record
+        self.flavor_id = self._create_flavor(
+            name='small', vcpu=1, memory_mb=512, disk=1, ephemeral=0)
+
+    def wait_for_cache(self, check, timeout=30.0):
+        """Wait, sending no request, until the cached rows pass ``check``."""
+        deadline = time.monotonic() + timeout
+        while not check({host: entry
+                         for snap in self.host_manager._snapshots.values()
+                         for host, entry in snap.services.items()}):
+            self.assertLess(time.monotonic(), deadline, 'not refreshed')
+            time.sleep(0.1)
+
+    def boot(self, **kwargs):
+        server = self._create_server(networks='none',
+                                     flavor_id=self.flavor_id, **kwargs)
+        return self.api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
+
+    def assert_no_request_refreshed(self):
+        self.assertEqual({self.INTERVAL}, set(self.refreshes))
+
+    def test_new_compute_is_read_in_the_background(self):
+        self.wait_for_cache(lambda services: {'host1', 'host2'} <= set(
+            services))
+        self._start_compute('host3')
+        self.wait_for_cache(lambda services: 'host3' in services)
+        self.assertEqual('host3', self.boot(host='host3'))
+        self.assert_no_request_refreshed()
+
+    def test_forced_down_service_is_avoided(self):
+        service = self.admin_api.get_services(
+            host='host1', binary='nova-compute')[0]
+        self.admin_api.put_service_force_down(service['id'], True)
+        self.wait_for_cache(
+            lambda services: services['host1'].service.forced_down)
+        self.assertEqual({'host2'}, {self.boot() for _ in range(3)})
+        self.assert_no_request_refreshed()
+
+    def test_aggregate_change_is_seen_at_once(self):
+        # Aggregates come by RPC, not from the cached rows.
+        self.wait_for_cache(lambda services: {'host1', 'host2'} <= set(
+            services))
+        self.admin_api.post_extra_spec(self.flavor_id, {'extra_specs': {
+            'aggregate_instance_extra_specs:tier': 'gold'}})
+        gold = self._aggregate_with_hosts('gold', ['host1'], {'tier': 'gold'})
+        self.assertEqual({'host1'}, {self.boot() for _ in range(2)})
+        self.admin_api.post_aggregate_action(
+            gold['id'], {'remove_host': {'host': 'host1'}})
+        self._aggregate_with_hosts('gold2', ['host2'], {'tier': 'gold'})
+        self.assertEqual('host2', self.boot())
+        self.assert_no_request_refreshed()
+
+    def test_refresher_stops_with_the_service(self):
+        refresher = self.host_manager._refresher
+        self.assertIsNotNone(refresher)
+        self.scheduler_service.stop()
+        self.assertIsNone(self.host_manager._refresher)
+        self.assertTrue(refresher.wait())

@@ -19,7 +19,8 @@ class HostCacheOptionsTest(test.NoDBTestCase):
         groups = {getattr(group, 'name', group): [opt.name for opt in opts]
                   for group, opts in conf.list_opts()}
         self.assertEqual(
-            ['max_staleness', 'timestamp_margin', 'full_refresh_interval'],
+            ['max_staleness', 'timestamp_margin', 'full_refresh_interval',
+             'background_refresh_interval'],
             groups['drs_host_cache'])
 
     def test_bounds(self):
@@ -29,6 +30,8 @@ class HostCacheOptionsTest(test.NoDBTestCase):
         for name, value in (('max_staleness', -1),
                             ('max_staleness', 301),
                             ('timestamp_margin', -1),
-                            ('full_refresh_interval', -1)):
+                            ('full_refresh_interval', -1),
+                            ('background_refresh_interval', -1),
+                            ('background_refresh_interval', 301)):
             self.assertRaises(ValueError, local.set_override, name, value,
                               group='drs_host_cache')

@@ -196,6 +196,17 @@ class RefreshTest(base.HostCacheTestCase):
         self.advance(60)
         self.assertEqual(7, self.states()['host1'].vcpus_used)
 
+    def test_node_not_yet_reported_waits_for_its_report(self):
+        # A refresh that reads a node between its creation and its first
+        # resource report must not build a HostState without ratios
+        # (CPUWeigher would fail on it): the node appears once reported.
+        compute = self.add_compute('host1', free_disk_gb=None)
+        self.assertEqual({}, self.states())
+        self.stamp_compute(compute, free_disk_gb=1000,
+                           updated_at=timeutils.utcnow())
+        self.advance()
+        self.assertEqual(4.0, self.states()['host1'].cpu_allocation_ratio)
+
     def test_failed_cell_contributes_no_host_and_is_retried(self):
         self.add_compute('host1')
         with mock_load_failure(self.manager):

@@ -1,0 +1,169 @@
+"""The background refresher, and the inline refresh it leaves as fallback."""
+
+import time
+from unittest import mock
+
+from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler.host_manager import manager as manager_mod
+from nova_drs_scheduler.host_manager import snapshot
+from tests.unit.host_manager import base
+
+INTERVAL = 2.0
+
+
+class RefreshDueTest(base.HostCacheTestCase):
+    """One pass of the refresher, on the cache's clock."""
+
+    def setUp(self):
+        super().setUp()
+        self.flags(background_refresh_interval=INTERVAL,
+                   group='drs_host_cache')
+        self.add_compute('host1')
+        self.assertEqual(INTERVAL, self.manager.refresh_due())
+
+    def test_refreshes_cells_once_their_rows_are_interval_old(self):
+        self.add_compute('host2')
+        self.advance(INTERVAL - 0.5)
+        with self.count_sql() as sql:
+            self.assertAlmostEqual(0.5, self.manager.refresh_due())
+        self.assertEqual([], sql.queries)
+        self.advance(0.5)
+        with self.count_sql() as sql:
+            self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertEqual(3, len(sql.queries))
+        # The request that follows finds host2 without a query.
+        with self.count_sql() as sql:
+            self.assertEqual({'host1', 'host2'}, set(self.states()))
+        self.assertEqual([], sql.queries)
+
+    def test_requests_between_interval_and_bound_do_not_refresh(self):
+        # Rows older than the interval but inside max_staleness are used
+        # as they are: only the refresher, never a request, reads them.
+        self.add_compute('host2')
+        self.advance(self.MAX_STALENESS - 0.1)
+        with self.count_sql() as sql:
+            self.assertEqual({'host1'}, set(self.states()))
+        self.assertEqual([], sql.queries)
+
+    def test_request_refreshes_inline_when_the_refresher_is_late(self):
+        self.add_compute('host2')
+        self.advance()
+        with self.count_sql() as sql:
+            self.assertEqual({'host1', 'host2'}, set(self.states()))
+        self.assertEqual(3, len(sql.queries))
+        # The refresher finds nothing left to do.
+        with self.count_sql() as sql:
+            self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertEqual([], sql.queries)
+
+    def test_first_pass_loads_every_enabled_cell(self):
+        self.manager.invalidate()
+        with self.count_sql() as sql:
+            self.assertEqual(INTERVAL, self.manager.refresh_due())
+        # Three queries per cell: cell0 and cell1.
+        self.assertEqual(3 * len(self.manager.enabled_cells),
+                         len(sql.queries))
+        with self.count_sql() as sql:
+            self.assertEqual({'host1'}, set(self.states()))
+        self.assertEqual([], sql.queries)
+
+    def test_failure_is_logged_and_retried_after_an_interval(self):
+        self.advance(INTERVAL)
+        with mock.patch.object(self.manager, '_refresh',
+                               side_effect=RuntimeError('db gone')):
+            self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertIn('Background refresh of the cached computes failed',
+                      self.stdlog.logger.output)
+        self.add_compute('host2')
+        self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertEqual({'host1', 'host2'}, set(self.states()))
+
+    def test_failed_cell_does_not_make_it_spin(self):
+        self.manager.invalidate()
+        with base_load_failure(self.manager):
+            wait = self.manager.refresh_due()
+        self.assertGreaterEqual(wait, manager_mod.MIN_REFRESH_WAIT)
+
+
+def base_load_failure(manager):
+    return mock.patch.object(manager, '_load_cell',
+                             side_effect=RuntimeError('cell down'))
+
+
+class RefresherLifecycleTest(base.HostCacheTestCase):
+    """The looping call itself, on the real clock."""
+
+    def make_manager(self):
+        manager = manager_mod.CachingHostManager()
+        self.addCleanup(manager.stop_refresher)
+        return manager
+
+    def wait_for(self, check, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while not check():
+            self.assertLess(time.monotonic(), deadline, 'timed out')
+            time.sleep(0.05)
+
+    def cached_hosts(self):
+        return {entry.host for snap in self.manager._snapshots.values()
+                for entry in snap.nodes.values()}
+
+    def test_new_host_is_read_without_any_request(self):
+        self.flags(background_refresh_interval=0.2, group='drs_host_cache')
+        self.add_compute('host1')
+        self.assertTrue(self.manager.start_refresher())
+        self.assertFalse(self.manager.start_refresher(), 'started twice')
+        self.wait_for(lambda: self.cached_hosts() == {'host1'})
+        self.add_compute('host2')
+        self.wait_for(lambda: self.cached_hosts() == {'host1', 'host2'})
+        with self.count_sql() as sql:
+            self.assertEqual({'host1', 'host2'}, set(self.states()))
+        self.assertEqual([], sql.queries)
+
+    def test_stop_waits_for_the_loop_to_end(self):
+        self.flags(background_refresh_interval=0.2, group='drs_host_cache')
+        self.manager.start_refresher()
+        refresher = self.manager._refresher
+        self.manager.stop_refresher()
+        self.assertIsNone(self.manager._refresher)
+        # wait() returns once the loop has left; nothing runs any more.
+        self.assertTrue(refresher.wait())
+        self.manager.invalidate()
+        time.sleep(0.5)
+        self.assertEqual({}, self.manager._snapshots)
+
+    def test_not_started_when_disabled_or_pointless(self):
+        self.flags(background_refresh_interval=0, group='drs_host_cache')
+        self.assertFalse(self.manager.start_refresher())
+        self.flags(background_refresh_interval=2, max_staleness=0,
+                   group='drs_host_cache')
+        self.assertFalse(self.manager.start_refresher())
+        self.assertIsNone(self.manager._refresher)
+
+
+class YieldingTest(base.HostCacheTestCase):
+
+    def test_merge_yields_every_few_rows(self):
+        with mock.patch.object(snapshot.time, 'sleep') as sleep:
+            self.assertEqual(list(range(120)),
+                             list(snapshot._yielding(range(120))))
+        self.assertEqual([mock.call(0)] * (120 // snapshot.YIELD_EVERY),
+                         sleep.call_args_list)
+
+
+class OptionCheckTest(base.HostCacheTestCase):
+
+    def test_interval_must_be_below_the_bound(self):
+        self.flags(max_staleness=5, background_refresh_interval=5,
+                   group='drs_host_cache')
+        error = self.assertRaises(drs_conf.ConfigError, drs_conf.validate)
+        self.assertIn('[drs_host_cache] background_refresh_interval',
+                      str(error))
+        self.assertIn('max_staleness (5)', str(error))
+
+    def test_zero_disables_and_zero_bound_needs_none(self):
+        for staleness, interval in ((5, 0), (0, 2), (5, 4.5)):
+            self.flags(max_staleness=staleness,
+                       background_refresh_interval=interval,
+                       group='drs_host_cache')
+            drs_conf.validate()
