@@ -158,7 +158,6 @@ class _Planner:
                 >= self.config.max_concurrent_migrations_per_host):
             rule = 'limit:per-host'
         if rule is None:
-            self.resting.pop(name, None)
             self.floors[name] = floor
             bisect.insort(self.order[self._pool(host)], (floor, name))
         else:

@@ -130,6 +130,38 @@ class BalancedChoiceTest(testtools.TestCase):
         result = plan(hosts, [h.instance('i1', 'hot', 1.0)], margin=10.0)
         self.assertEqual(('host hot: violated, no move: instance i1: 2x '
                           'margin',), result.notes)
+        # A move's record tells the two apart.
+        hosts.append(h.host('cold', 0.0))
+        rejected = plan(hosts, [h.instance('i1', 'hot', 1.0)],
+                        margin=10.0).moves[0].rejected
+        self.assertEqual({('warm', 'margin', 'already at cpu 75.0%'),
+                          ('mid', 'margin', 'projected cpu 75.0%')},
+                         {(r.subject, r.rule, r.detail) for r in rejected})
+
+    def test_a_move_is_seen_by_the_notes_of_the_hosts_after_it(self):
+        # 'a-big' fits nowhere; 'a-small' then fills 'cold', the only
+        # destination, to its per-host limit.  For 'b' the note counts
+        # 'cold' as at its limit: what it was told before the move is
+        # out of date.
+        hosts = [h.host('a', 95.0, counter=1), h.host('b', 94.0, counter=1),
+                 h.host('cold', 0.0)]
+        instances = [h.instance('a-big', 'a', 9.0),
+                     h.instance('a-small', 'a', 2.0),
+                     h.instance('b1', 'b', 2.0)]
+        result = plan(hosts, instances)
+        self.assertEqual([('a-small', 'cold')],
+                         [(m.instance, m.destination) for m in result.moves])
+        self.assertEqual(('host b: violated, no move: instance b1: '
+                          '1x limit:per-host, 1x violated',), result.notes)
+
+    def test_second_move_to_a_host_sees_the_first_in_its_ram(self):
+        hosts = [h.host('hot', 99.0, ram=50.0, counter=1),
+                 h.host('big', 0.0, ram=0.0, vcpus=100)]
+        instances = [h.instance('i1', 'hot', 1.0, memory_mb=3000),
+                     h.instance('i2', 'hot', 1.0, memory_mb=3000)]
+        result = plan(hosts, instances, max_concurrent_migrations_per_host=2)
+        self.assertEqual([30.0, 60.0], [m.expected['destination_ram']
+                                        for m in result.moves])
 
     def test_every_refused_instance_is_named_in_the_note(self):
         hosts = [h.host('hot', 81.0, counter=3), h.host('cold', 10.0)]

@@ -127,8 +127,11 @@ class RailsTest(testtools.TestCase):
                            inflight_by_host={'busy-src': 1, 'busy-dst': 1})
         self.assertEqual([('i1', 'ok')],
                          [(m.instance, m.destination) for m in result.moves])
-        rejected = {r.subject: r.rule for r in result.moves[0].rejected}
-        self.assertEqual('limit:per-host', rejected['busy-dst'])
+        rejected = {r.subject: r for r in result.moves[0].rejected}
+        # The record says why, for the operator.
+        self.assertEqual(model.Rejection(
+            'busy-dst', 'limit:per-host',
+            '1 migrations in flight or planned'), rejected['busy-dst'])
         self.assertIn('host busy-src: violated, no move: limit:per-host',
                       result.notes)
 
