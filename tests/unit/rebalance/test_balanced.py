@@ -76,6 +76,14 @@ class BalancedChoiceTest(testtools.TestCase):
         self.assertEqual((), result.moves)
         self.assertIn('1x margin', result.notes[0])
 
+    def test_expected_load_never_lowers_the_bar_even_by_a_fraction(self):
+        # 65.5% now, 65% usual: judged at 65.5 + 10 = 75.5% > 80 - 5.
+        hosts = [h.host('hot', 95.0, counter=1),
+                 h.host('rising', 65.5, cpu_expected=65.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        self.assertEqual((), result.moves)
+        self.assertIn('1x margin', result.notes[0])
+
     def test_second_move_sees_the_first_at_the_current_load(self):
         # 'dipped' (30% now, 45% expected) takes one 10-point instance:
         # judged at 55%.  The working projection is its real 40%, plus the
