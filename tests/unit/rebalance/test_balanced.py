@@ -84,6 +84,18 @@ class BalancedChoiceTest(testtools.TestCase):
         self.assertEqual((), result.moves)
         self.assertIn('1x margin', result.notes[0])
 
+    def test_destination_is_judged_at_exactly_its_expected_load(self):
+        # 'dipped' reads 20% but usually carries 70%: judged at 80% > 75,
+        # refused. 'steady' (65%, as usual) ends exactly at the margin,
+        # 75%, and takes it: a steady host is judged at its load.
+        hosts = [h.host('hot', 95.0, counter=1),
+                 h.host('dipped', 20.0, cpu_expected=70.0),
+                 h.host('steady', 65.0, cpu_expected=65.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        self.assertEqual(['steady'], [m.destination for m in result.moves])
+        self.assertEqual({'dipped': 'margin'}, {
+            r.subject: r.rule for r in result.moves[0].rejected})
+
     def test_second_move_sees_the_first_at_the_current_load(self):
         # 'dipped' (30% now, 45% expected) takes one 10-point instance:
         # judged at 55%.  The working projection is its real 40%, plus the
