@@ -84,6 +84,8 @@ from nova.tests.functional import fixtures as func_fixtures  # noqa: E402
 from oslo_serialization import jsonutils  # noqa: E402
 from oslo_utils import timeutils  # noqa: E402
 from oslo_utils import uuidutils  # noqa: E402
+from placement import db_api as placement_db  # noqa: E402
+from placement.db.sqlalchemy import models as placement_models  # noqa
 
 import nova_drs_scheduler.conf  # noqa: E402
 from nova_drs_scheduler import service as drs_service  # noqa: E402
@@ -189,6 +191,7 @@ def drop_cell(cell):
     """Unmap a cell so that the next N's managers see only their own."""
     engine = sa.create_engine(CONF.api_database.connection)
     with engine.begin() as conn:
+        conn.execute(api_models.RequestSpec.__table__.delete())  # All ours.
         for table in (api_models.InstanceMapping.__table__,
                       api_models.HostMapping.__table__,
                       api_models.CellMapping.__table__):
@@ -365,20 +368,48 @@ def populate(ctxt, cell, cell_url, size, per_host):
 
 
 def populate_placement(placement, nodes):
+    """One provider per node: the first through placement's API, the
+    others copied from it in bulk (thousands of API calls take too long
+    on a loaded machine, and set the same rows)."""
     inventories = {
         'VCPU': {'total': 64, 'allocation_ratio': 4.0},
         'MEMORY_MB': {'total': 256 * 1024, 'allocation_ratio': 1.0},
         'DISK_GB': {'total': 2000, 'allocation_ratio': 1.0},
     }
-    for host, uuid in nodes.items():
-        placement.post('/resource_providers', {'uuid': uuid, 'name': host},
-                       version='1.20')
-        placement.put(f'/resource_providers/{uuid}/inventories',
-                      {'resource_provider_generation': 0,
-                       'inventories': inventories})
-        placement.put(f'/resource_providers/{uuid}/traits',
-                      {'resource_provider_generation': 1,
-                       'traits': [os_traits.OWNER_NOVA]}, version='1.6')
+    (host, first), *rest = nodes.items()
+    placement.post('/resource_providers', {'uuid': first, 'name': host},
+                   version='1.20')
+    placement.put(f'/resource_providers/{first}/inventories',
+                  {'resource_provider_generation': 0,
+                   'inventories': inventories})
+    placement.put(f'/resource_providers/{first}/traits',
+                  {'resource_provider_generation': 1,
+                   'traits': [os_traits.OWNER_NOVA]}, version='1.6')
+    providers = placement_models.ResourceProvider.__table__
+    children = (placement_models.Inventory.__table__,
+                placement_models.ResourceProviderTrait.__table__)
+    with placement_db.get_placement_engine().begin() as conn:
+        template = dict(conn.execute(providers.select().where(
+            providers.c.uuid == first)).mappings().one())
+        rows = {table: [dict(row) for row in conn.execute(
+            table.select().where(
+                table.c.resource_provider_id == template['id'])).mappings()]
+            for table in children}
+        del template['id']
+        conn.execute(providers.insert(), [
+            dict(template, uuid=uuid, name=name, root_provider_id=None)
+            for name, uuid in rest])
+        conn.execute(providers.update().where(
+            providers.c.root_provider_id.is_(None)).values(
+                root_provider_id=providers.c.id))
+        ids = dict(conn.execute(sa.select(providers.c.uuid,
+                                          providers.c.id)).all())
+        for table, copied in rows.items():
+            conn.execute(table.insert(), [
+                {key: value for key, value in dict(
+                    row, resource_provider_id=ids[uuid]).items()
+                 if key != 'id'}
+                for _name, uuid in rest for row in copied])
 
 
 # Requests.

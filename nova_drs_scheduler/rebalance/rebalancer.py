@@ -302,8 +302,8 @@ class Rebalancer:
         # A host whose compute service is down can neither give nor take an
         # instance: left unsampled, it is not judged, whatever its metrics
         # say, and its window restarts when it is back.
-        samples = self.source.host_samples(context, sorted(
-            name for name, rows in cloud.hosts.items() if rows.up))
+        samples = self.source.host_samples_of(context, {
+            name: rows for name, rows in cloud.hosts.items() if rows.up})
         statuses = windows.update(
             time.time(), samples,
             {name: (s.cpu_threshold, s.ram_threshold)

@@ -44,6 +44,16 @@ class MetricsSource(abc.ABC):
         ``[drs] metrics_max_age``, not here.
         """
 
+    def host_samples_of(self, context, hosts: Mapping
+                        ) -> Mapping[str, HostSample]:
+        """:meth:`host_samples` of the hosts in ``hosts``, a mapping of
+        host name to :class:`~..live.HostRows` the period already read.
+
+        A source that measures from Nova's own rows (the nova source: the
+        compute node's metrics) overrides it to skip reading them again.
+        """
+        return self.host_samples(context, sorted(hosts))
+
     @abc.abstractmethod
     def instance_loads(self, context,
                        instances: Sequence) -> Mapping[str, float]:

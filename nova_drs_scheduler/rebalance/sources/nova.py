@@ -68,6 +68,12 @@ class NovaSource(base.MetricsSource):
                         samples[node.host] = sample
         return samples
 
+    def host_samples_of(self, context, hosts):
+        samples = {name: node_sample(rows.node)
+                   for name, rows in hosts.items()}
+        return {name: sample for name, sample in samples.items()
+                if sample is not None}
+
     def instance_loads(self, context, instances):
         return self.instance_loads_within(context, instances, None).loads
 

@@ -43,6 +43,17 @@ class NodeSampleTest(testtools.TestCase):
                                            used=used))
             self.assertIsNone(sample.ram_percent, used)
 
+    def test_samples_from_the_rows_the_period_read(self):
+        metrics = ('[{"name": "cpu.percent", "value": 0.42, "source": "x", '
+                   '"timestamp": "2026-11-01T12:00:00"}]')
+        with mock.patch('nova.compute.api.API'):
+            source = nova.NovaSource(cfg.ConfigOpts())
+        hosts = {'h1': mock.Mock(node=node(metrics)),
+                 'h2': mock.Mock(node=node('[]'))}
+        self.assertEqual({'h1': 42.0}, {
+            name: sample.cpu_percent
+            for name, sample in source.host_samples_of(None, hosts).items()})
+
     def test_no_or_bad_metrics(self):
         self.assertIsNone(nova.node_sample(node('[]')))
         self.assertIsNone(nova.node_sample(node('not json')))
