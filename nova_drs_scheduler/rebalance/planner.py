@@ -360,7 +360,7 @@ class _Planner:
                               f'planned')
                 elif rule is not None:
                     detail = _fmt('already at', self.cpu[name],
-                                  self.ram[name])
+                                  self.ram[name]) + self._expected(host)
                 else:
                     cpu, ram = self._project(host, instance.cpu_cores,
                                              instance.memory_mb)
@@ -368,14 +368,18 @@ class _Planner:
                                                       self.config)
                     if rule is None:
                         continue
-                    detail = _fmt('projected', cpu, ram)
-                    if self.lag[name]:
-                        detail += (f' (expected load {host.cpu_expected:.1f}%'
-                                   f' > current {host.cpu_percent:.1f}%)')
+                    detail = _fmt('projected', cpu, ram) + self._expected(host)
             rules[rule] += 1
             if record is not None:
                 record.append(model.Rejection(name, rule, detail))
         return rules
+
+    def _expected(self, host) -> str:
+        """Why a refused host is judged above its load, for the record."""
+        if not self.lag[host.name]:
+            return ''
+        return (f' (expected load {host.cpu_expected:.1f}% > current '
+                f'{host.cpu_percent:.1f}%)')
 
     def _apply(self, source, option, found, scored, failed):
         removal = option.removal

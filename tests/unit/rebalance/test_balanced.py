@@ -90,11 +90,17 @@ class BalancedChoiceTest(testtools.TestCase):
         # 75%, and takes it: a steady host is judged at its load.
         hosts = [h.host('hot', 95.0, counter=1),
                  h.host('dipped', 20.0, cpu_expected=70.0),
-                 h.host('steady', 65.0, cpu_expected=65.0)]
+                 h.host('steady', 65.0, cpu_expected=65.0),
+                 h.host('usually-full', 70.0, cpu_expected=80.0)]
         result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
         self.assertEqual(['steady'], [m.destination for m in result.moves])
-        self.assertEqual({'dipped': 'margin'}, {
-            r.subject: r.rule for r in result.moves[0].rejected})
+        # The record says why a host under the margin is refused.
+        self.assertEqual({
+            ('dipped', 'margin', 'projected cpu 80.0% (expected load 70.0% '
+                                 '> current 20.0%)'),
+            ('usually-full', 'margin', 'already at cpu 70.0% (expected load '
+                                       '80.0% > current 70.0%)')},
+            {(r.subject, r.rule, r.detail) for r in result.moves[0].rejected})
 
     def test_second_move_sees_the_first_at_the_current_load(self):
         # 'dipped' (30% now, 45% expected) takes one 10-point instance:
