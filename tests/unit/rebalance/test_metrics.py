@@ -274,6 +274,23 @@ class ExportRestoreTest(testtools.TestCase):
         self.assertEqual(1, status['h1'].counter)
 
 
+class EwmaTest(testtools.TestCase):
+    """The expected load's arithmetic, which decides when a destination is
+    still counted as busy."""
+
+    def test_zero_or_negative_halflife_means_no_memory(self):
+        self.assertEqual(20.0, metrics.ewma(80.0, 20.0, 60.0, 0))
+        self.assertEqual(20.0, metrics.ewma(80.0, 20.0, 60.0, -5))
+
+    def test_old_mean_keeps_half_its_weight_per_halflife(self):
+        self.assertEqual(62.5, metrics.ewma(100.0, 50.0, 1200.0, 600))
+        self.assertEqual(50.0, metrics.ewma(100.0, 0.0, 1.0, 1))
+
+    def test_no_time_passed_or_a_clock_going_back_changes_nothing(self):
+        self.assertEqual(100.0, metrics.ewma(100.0, 0.0, 0.0, 600))
+        self.assertEqual(100.0, metrics.ewma(100.0, 0.0, -30.0, 600))
+
+
 class ExpectedLoadTest(testtools.TestCase):
 
     def test_off_by_default(self):
@@ -287,6 +304,10 @@ class ExpectedLoadTest(testtools.TestCase):
         # One 60 s sample at 60 after an hour at 90: still expected near 90.
         self.assertGreater(statuses[60].cpu_expected, 87.0)
         self.assertAlmostEqual(75.0, statuses[69].cpu_expected)
+
+    def test_any_positive_halflife_keeps_an_expected_load(self):
+        state = metrics.MetricsWindows(1, 1, 180, 80.0, 90.0, halflife=1)
+        self.assertEqual(60.0, feed(state, [90, 60])[-1].cpu_expected)
 
     def test_expected_load_survives_a_restart_and_goes_with_staleness(self):
         state = metrics.MetricsWindows(1, 1, 120, 80.0, 90.0, halflife=600)
