@@ -40,6 +40,23 @@ def wait_until(predicate, timeout: float, what: str, interval=0.1):
     raise TimeoutError(f'timed out after {timeout}s waiting for {what}')
 
 
+def eventually(check, timeout: float = 30, interval=0.5):
+    """Run ``check`` until it stops raising AssertionError; re-raise last.
+
+    For reads from a real server that fills in asynchronously (a scrape
+    missed on a loaded machine leaves a series stale until the next one):
+    the assertion is the same, it is just given time to hold.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return check()
+        except AssertionError:
+            if time.monotonic() >= deadline:
+                raise
+        time.sleep(interval)
+
+
 class ProcessFixture(fixtures.Fixture):
     """A child process, killed (and reaped) at cleanup."""
 

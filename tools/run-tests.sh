@@ -10,7 +10,7 @@
 # leaves out the multi-process deployment test (about 7 minutes, needs root
 # for its Debian packages).  Extra arguments go to one tox run instead, e.g.
 # `tools/run-tests.sh -e py3 -- tests.unit.filters`.
-# The last line sums the totals of every environment run (stestr's, and the
+# Failed tests are listed again at the end, then the last line sums the totals of every environment run (stestr's, and the
 # deployment test's own): "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,14 @@ passed=$(awk '/^ - Passed: /{n+=$3} /^[0-9]+ passed, [0-9]+ failed/{n+=$1}
               END{print n+0}' "$log")
 failed=$(awk '/^ - Failed: /{n+=$3} /^[0-9]+ passed, [0-9]+ failed/{n+=$3}
               END{print n+0}' "$log")
+# The failures again, last, so that the tail of a long log names them:
+# stestr's "... FAILED" lines, the deployment test's "FAIL" checks, and
+# tox environments that failed outside a test runner.
+if [ "$status" -ne 0 ]; then
+    echo "Failures:"
+    grep -E '\.\.\. FAILED|^\[[0-9:]+\] +FAIL |^ +[a-z0-9-]+: FAIL' "$log" \
+        | sed 's/^/  /' | sort -u | head -50 || true
+fi
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
     failed=1  # tox failed outside the test runner (lint, install, ...)
 fi

@@ -14,7 +14,7 @@ from nova_drs_scheduler.rebalance.sources import base
 from tests import realservers
 from tests.functional.telemetry import exporter as drs_exporter
 
-RATE_WINDOW = 4
+RATE_WINDOW = 6
 UUID_A = 'aaaaaaaa-0000-4000-8000-000000000001'
 UUID_B = 'bbbbbbbb-0000-4000-8000-000000000002'
 UUID_C = 'cccccccc-0000-4000-8000-000000000003'
@@ -62,45 +62,73 @@ class PrometheusSourceTest(test.NoDBTestCase):
         return sources.load(conf.CONF)
 
     def test_default_queries_read_node_and_libvirt_exporters(self):
-        samples = self.source().host_samples(None, ['compute1', 'compute2'])
-        self.assertEqual({'compute1', 'compute2'}, set(samples))
-        self.assertAlmostEqual(85, samples['compute1'].cpu_percent, delta=1)
-        self.assertAlmostEqual(20, samples['compute2'].cpu_percent, delta=1)
-        self.assertAlmostEqual(40, samples['compute1'].ram_percent, delta=.1)
-        self.assertAlmostEqual(70, samples['compute2'].ram_percent, delta=.1)
-        loads = self.source().instance_loads(
-            None, [instance(UUID_A), instance(UUID_B), instance(UUID_C)])
-        self.assertEqual({UUID_A, UUID_B}, set(loads))
-        self.assertAlmostEqual(1.5, loads[UUID_A], delta=0.05)
-        self.assertAlmostEqual(0.25, loads[UUID_B], delta=0.05)
+        def hosts():
+            samples = self.source().host_samples(
+                None, ['compute1', 'compute2'])
+            self.assertEqual({'compute1', 'compute2'}, set(samples))
+            self.assertAlmostEqual(85, samples['compute1'].cpu_percent,
+                                   delta=1)
+            self.assertAlmostEqual(20, samples['compute2'].cpu_percent,
+                                   delta=1)
+            self.assertAlmostEqual(40, samples['compute1'].ram_percent,
+                                   delta=.1)
+            self.assertAlmostEqual(70, samples['compute2'].ram_percent,
+                                   delta=.1)
+
+        def instances():
+            loads = self.source().instance_loads(
+                None, [instance(UUID_A), instance(UUID_B), instance(UUID_C)])
+            self.assertEqual({UUID_A, UUID_B}, set(loads))
+            self.assertAlmostEqual(1.5, loads[UUID_A], delta=0.05)
+            self.assertAlmostEqual(0.25, loads[UUID_B], delta=0.05)
+
+        realservers.eventually(hosts)
+        realservers.eventually(instances)
 
     def test_hosts_missing_from_prometheus_are_left_out(self):
-        with self.assertLogs('nova_drs_scheduler.rebalance.sources.'
-                             'prometheus', level='WARNING') as logs:
-            samples = self.source().host_samples(
-                None, ['compute1', 'compute9'])
-        self.assertEqual({'compute1'}, set(samples))
-        self.assertIn('compute9', logs.output[0])
+        def check():
+            with self.assertLogs('nova_drs_scheduler.rebalance.sources.'
+                                 'prometheus', level='WARNING') as logs:
+                samples = self.source().host_samples(
+                    None, ['compute1', 'compute9'])
+            self.assertEqual({'compute1'}, set(samples))
+            self.assertEqual(1, len(logs.output), logs.output)
+            self.assertIn('compute9', logs.output[0])
+
+        realservers.eventually(check)
 
     def test_operator_queries_and_labels(self):
         self.flags(host_cpu_query='drs_test_cpu', host_ram_query='',
                    host_label='host', group='drs_prometheus')
-        samples = self.source().host_samples(None, ['compute1'])
-        self.assertEqual(55, samples['compute1'].cpu_percent)
-        self.assertIsNone(samples['compute1'].ram_percent)
+
+        def check():
+            samples = self.source().host_samples(None, ['compute1'])
+            self.assertIn('compute1', samples)
+            self.assertEqual(55, samples['compute1'].cpu_percent)
+            self.assertIsNone(samples['compute1'].ram_percent)
+
+        realservers.eventually(check)
 
     def test_nonsense_values_are_rejected_and_logged(self):
         self.flags(host_cpu_query='drs_test_cpu', host_ram_query='',
                    host_label='host', group='drs_prometheus')
         hosts = ['compute1', 'compute2', 'compute3', 'compute4']
-        with self.assertLogs('nova_drs_scheduler.rebalance.sources.'
-                             'prometheus', level='WARNING') as logs:
-            samples = self.source().host_samples(None, hosts)
-        self.assertEqual({'compute1'}, set(samples))
-        text = '\n'.join(logs.output)
-        for host in hosts[1:]:
-            self.assertIn(host, text)
-        # An instance using more cores than it has vCPUs is nonsense too.
+
+        def check():
+            with self.assertLogs('nova_drs_scheduler.rebalance.sources.'
+                                 'prometheus', level='WARNING') as logs:
+                samples = self.source().host_samples(None, hosts)
+            self.assertEqual({'compute1'}, set(samples))
+            text = '\n'.join(logs.output)
+            for host in hosts[1:]:
+                self.assertIn(host, text)
+
+        realservers.eventually(check)
+        # An instance using more cores than it has vCPUs is nonsense too,
+        # once the series is there to be judged.
+        realservers.eventually(lambda: self.assertEqual(
+            {UUID_A}, set(self.source().instance_loads(
+                None, [instance(UUID_A, 2)]))))
         loads = self.source().instance_loads(None, [instance(UUID_A, 1)])
         self.assertEqual({}, loads)
 
