@@ -54,6 +54,25 @@ class HostSettingsTest(testtools.TestCase):
             'global', 'a', 80.0, 90.0, False), result)
         self.assertEqual(4, len(logs.records))
 
+    def test_thresholds_of_0_and_100_are_kept(self):
+        # Both ends are valid: 100, never judged over; 0, over at any load.
+        for cpu, ram in (('0', '100'), ('100', '0')):
+            result = settings(agg('a', drs_cpu_threshold=cpu,
+                                  drs_ram_threshold=ram))
+            self.assertEqual((float(cpu), float(ram)), (
+                result.cpu_threshold, result.ram_threshold))
+
+    def test_thresholds_just_outside_0_100_are_ignored_for_the_host(self):
+        for raw in ('-1', '101', '-0.5', '100.5'):
+            log_once.reset()
+            with self.assertLogs(aggregate_settings.LOG.logger) as logs:
+                result = settings(agg('a', drs_cpu_threshold=raw,
+                                      drs_ram_threshold=raw))
+            self.assertEqual((80.0, 90.0), (
+                result.cpu_threshold, result.ram_threshold), raw)
+            self.assertEqual(2, len(logs.records), raw)
+            self.assertIn(repr(raw), logs.output[0])
+
     def test_automation_level_most_cautious_wins(self):
         self.assertIsNone(settings().automation)
         self.assertEqual('automatic', settings(
