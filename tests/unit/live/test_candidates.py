@@ -1,12 +1,18 @@
-"""Nova's server-group filters and weigher, with moves planned this period.
-
-The helpers of the live candidates callback rewrite a RequestSpec's group
-and the host states as if the period's earlier moves were done; Nova's own
-filter and weigher classes then judge them.
+"""The live candidates callback: Nova's RequestSpec, placement, filters and
+weighers, each refused destination with the rule that refused it; and
+Nova's server-group filters and weigher with moves planned this period.
 """
 
+import dataclasses
+from unittest import mock
+
+import fixtures
+from nova import context as nova_context
+from nova import exception
 from nova import objects
 from nova import test
+from nova.scheduler import filters as nova_filters
+from nova.scheduler import weights
 from nova.scheduler.filters import affinity_filter
 from nova.scheduler.weights import affinity as affinity_weights
 from oslo_utils.fixture import uuidsentinel as uuids
@@ -100,3 +106,210 @@ class PlannedMovesTest(test.NoDBTestCase):
         candidates.instances_after(state,
                                    [_move(uuids.x, 'host2', 'host3')])
         self.assertIs(before, state.instances)
+
+
+class _RefuseFilter(nova_filters.BaseHostFilter):
+    """Refuses the hosts named in ``refuse``."""
+
+    refuse = ()
+
+    def host_passes(self, host_state, spec_obj):
+        return host_state.host not in self.refuse
+
+
+class FirstFilter(_RefuseFilter):
+    pass
+
+
+class SecondFilter(_RefuseFilter):
+    pass
+
+
+class CandidatesSeenFilter(nova_filters.BaseHostFilter):
+    """Records the allocation candidates each host state carries, as
+    Nova's NUMA and PCI filters read them."""
+
+    def __init__(self):
+        self.seen = {}
+
+    def host_passes(self, host_state, spec_obj):
+        self.seen[host_state.host] = host_state.allocation_candidates
+        return True
+
+
+class FakeHostManager:
+
+    def __init__(self, states, filters):
+        self.states = states
+        self.enabled_filters = filters
+        self.filter_handler = nova_filters.HostFilterHandler()
+
+    def get_host_states_by_uuids(self, context, uuids, spec):
+        return [s for s in self.states if s.uuid in uuids]
+
+    def get_weighed_hosts(self, states, spec):
+        """Most free RAM first, as Nova's RAM weigher."""
+        return [weights.WeighedHost(s, s.free_ram_mb)
+                for s in sorted(states, key=lambda s: -s.free_ram_mb)]
+
+
+class FakePlacement:
+    """Allocation candidates for the providers of ``hosts``; None: silent."""
+
+    def __init__(self, providers):
+        self.providers = providers
+        self.asked = None
+
+    def get_allocation_candidates(self, context, resources):
+        self.asked = resources
+        if self.providers is None:
+            return None, None, None
+        requests = [{'allocations': {rp: {'resources': {'VCPU': 1}}}}
+                    for rp in self.providers]
+        return requests, {rp: {} for rp in self.providers}, '1.36'
+
+
+class LiveCandidatesTest(test.NoDBTestCase):
+    """Where Nova would let an instance go, each refused host with the
+    rule that refused it."""
+
+    HOSTS = ('host1', 'host2', 'host3', 'host4', 'host5')
+
+    def setUp(self):
+        super().setUp()
+        self.first, self.second = FirstFilter(), SecondFilter()
+        self.states = [
+            fakes.host(name, uuid=getattr(uuids, name),
+                       free_ram_mb=1000 * (i + 1))
+            for i, name in enumerate(self.HOSTS)]
+        self.host_manager = FakeHostManager(self.states,
+                                            [self.first, self.second])
+        self.placement = FakePlacement(
+            [getattr(uuids, name) for name in self.HOSTS])
+        self.request = fakes.spec(vcpus=2)
+        self.request.instance_group = None
+        self.useFixture(fixtures.MockPatch(
+            'nova.objects.RequestSpec.get_by_instance_uuid',
+            side_effect=lambda _context, _uuid: self.request))
+        self.useFixture(fixtures.MockPatch(
+            'nova.scheduler.utils.setup_instance_group'))
+        self.process = self.useFixture(fixtures.MockPatch(
+            'nova.scheduler.request_filter.process_reqspec')).mock
+
+    def call(self, pools=None, planned=(), uuid=uuids.inst, source='host1'):
+        pools = pools or {}
+        snapshot = h.snapshot(
+            [h.host(name, 10.0, pool=pools.get(name)) for name in self.HOSTS],
+            [h.instance(uuid, source, 1.0)])
+        snapshot = dataclasses.replace(snapshot, planned=tuple(planned))
+        instance = objects.Instance(uuid=uuid, project_id='p', user_id='u',
+                                    info_cache=None)
+        live = candidates.LiveCandidates(
+            nova_context.get_admin_context(), self.host_manager,
+            self.placement,
+            {uuid: (instance, objects.CellMapping(uuid=uuids.cell))})
+        return live(snapshot.instances[0], snapshot)
+
+    @staticmethod
+    def rules(result):
+        return {(r.subject, r.rule) for r in result.rejected}
+
+    def test_allowed_in_weigher_order_never_the_source(self):
+        result = self.call()
+        self.assertEqual(['host5', 'host4', 'host3', 'host2'],
+                         list(result.allowed))
+        self.assertEqual([], list(result.rejected))
+
+    def test_each_refused_host_is_named_with_the_first_filter_refusing_it(
+            self):
+        self.first.refuse = ('host3',)
+        self.second.refuse = ('host3', 'host4')
+        result = self.call()
+        self.assertEqual(['host5', 'host2'], list(result.allowed))
+        self.assertEqual({('host3', 'FirstFilter'), ('host4', 'SecondFilter')},
+                         self.rules(result))
+
+    def test_hosts_of_another_pool_are_refused_naming_both_pools(self):
+        # Aggregate mode: the snapshot sets pools; an unaggregated host
+        # (pool None) is another pool too.
+        result = self.call(pools={'host1': 'a', 'host2': 'a', 'host3': 'b',
+                                  'host5': 'a'})
+        self.assertEqual(['host5', 'host2'], list(result.allowed))
+        self.assertEqual(
+            {('host3', 'drs_pool', "pool b, not the source's a"),
+             ('host4', 'drs_pool', "pool None, not the source's a")},
+            {(r.subject, r.rule, r.detail) for r in result.rejected})
+
+    def test_host_without_an_allocation_candidate_is_refused_by_placement(
+            self):
+        self.placement.providers = [uuids.host2, uuids.host4]
+        result = self.call()
+        self.assertEqual(['host4', 'host2'], list(result.allowed))
+        self.assertEqual({('host3', 'placement'), ('host5', 'placement')},
+                         self.rules(result))
+        self.assertEqual({'no allocation candidate in its cell'},
+                         {r.detail for r in result.rejected})
+
+    def test_no_allocation_candidate_at_all_refuses_every_host(self):
+        self.placement.providers = []
+        result = self.call()
+        self.assertEqual([], list(result.allowed))
+        self.assertEqual({(name, 'placement') for name in self.HOSTS[1:]},
+                         self.rules(result))
+
+    def test_filters_see_each_host_with_its_own_allocation_candidates(self):
+        seen = CandidatesSeenFilter()
+        self.host_manager.enabled_filters = [seen]
+        self.call()
+        self.assertEqual(
+            {name: [{'allocations': {getattr(uuids, name): {
+                'resources': {'VCPU': 1}}}}] for name in self.HOSTS[1:]},
+            seen.seen)
+
+    def test_silent_placement_is_not_read_as_no_room(self):
+        # A period planned on it would see every destination full.
+        self.placement.providers = None
+        self.assertRaises(candidates.PlacementUnavailableError, self.call)
+
+    def test_request_spec_refused_by_nova_refuses_every_other_host(self):
+        self.process.side_effect = exception.RequestFilterFailed(
+            reason='no such image')
+        result = self.call()
+        self.assertEqual([], list(result.allowed))
+        self.assertEqual({(name, 'RequestSpec') for name in self.HOSTS[1:]},
+                         self.rules(result))
+        self.assertIn('no such image', result.rejected[0].detail)
+
+    def test_placement_error_refuses_the_pool_and_keeps_pool_refusals(self):
+        self.placement.get_allocation_candidates = mock.Mock(
+            side_effect=exception.NovaException('placement broke'))
+        result = self.call(pools={'host1': 'a', 'host2': 'a', 'host3': 'b',
+                                  'host4': 'a', 'host5': 'a'})
+        self.assertEqual([], list(result.allowed))
+        self.assertEqual({('host2', 'placement'), ('host3', 'drs_pool'),
+                          ('host4', 'placement'), ('host5', 'placement')},
+                         self.rules(result))
+
+    def test_pinned_instance_asks_placement_for_dedicated_cpus(self):
+        self.request = fakes.spec(vcpus=2,
+                                  extra_specs={'hw:cpu_policy': 'dedicated'})
+        self.request.instance_group = None
+        self.call()
+        resources = self.placement.asked.merged_resources()
+        self.assertEqual(2, resources.get('PCPU'))
+        self.assertNotIn('VCPU', resources)
+
+    def test_peer_planned_to_a_host_earlier_in_the_period_is_seen(self):
+        # p1 is planned to host3 already: anti-affinity keeps p2 off it.
+        self.host_manager.enabled_filters = [
+            affinity_filter.ServerGroupAntiAffinityFilter()]
+        self.request.instance_group = objects.InstanceGroup(
+            policy='anti-affinity', members=[uuids.p1, uuids.p2],
+            hosts=['host1', 'host2'], rules={})
+        for state in self.states:
+            state.instances = {uuids.p1: None} if state.host == 'host1' else {}
+        result = self.call(planned=[_move(uuids.p1, 'host1', 'host3')],
+                           uuid=uuids.p2, source='host2')
+        self.assertEqual({('host3', 'ServerGroupAntiAffinityFilter')},
+                         self.rules(result))
+        self.assertIn('host1', result.allowed)
