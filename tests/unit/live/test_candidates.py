@@ -91,6 +91,20 @@ class PlannedMovesTest(test.NoDBTestCase):
                                snapshot)
         self.assertEqual(['host1', 'host2'], group.hosts)
 
+    def test_a_member_that_stays_keeps_its_host_in_the_group(self):
+        # p1 leaves host1 for host2; p3 stays on host3, which stays a
+        # group host (affinity: the filter keeps allowing it).
+        snapshot = h.snapshot(
+            [h.host(n, 10.0) for n in ('host1', 'host2', 'host3')],
+            [h.instance(uuids.p1, 'host1', 1.0),
+             h.instance(uuids.p3, 'host3', 1.0)])
+        group = objects.InstanceGroup(policy='affinity',
+                                      members=[uuids.p1, uuids.p3],
+                                      hosts=['host1', 'host3'])
+        candidates.group_after(group, [_move(uuids.p1, 'host1', 'host2')],
+                               snapshot)
+        self.assertEqual(['host2', 'host3'], group.hosts)
+
     def test_soft_anti_affinity_weigher_sees_a_planned_peer(self):
         states = self.states([_move(uuids.p1, 'host1', 'host3')])
         spec = self.spec('soft-anti-affinity', ['host1', 'host2'])
@@ -197,10 +211,15 @@ class LiveCandidatesTest(test.NoDBTestCase):
             'nova.scheduler.request_filter.process_reqspec')).mock
 
     def call(self, pools=None, planned=(), uuid=uuids.inst, source='host1'):
+        """The callback's answer.  Host names and pools in the snapshot are
+        new string objects, as read from the database: never identical to
+        Nova's host states' names (``h.fresh``)."""
         pools = pools or {}
         snapshot = h.snapshot(
-            [h.host(name, 10.0, pool=pools.get(name)) for name in self.HOSTS],
-            [h.instance(uuid, source, 1.0)])
+            [h.host(h.fresh(name), 10.0,
+                    pool=pools.get(name) and h.fresh(pools[name]))
+             for name in self.HOSTS],
+            [h.instance(uuid, h.fresh(source), 1.0)])
         snapshot = dataclasses.replace(snapshot, planned=tuple(planned))
         instance = objects.Instance(uuid=uuid, project_id='p', user_id='u',
                                     info_cache=None)
@@ -299,17 +318,35 @@ class LiveCandidatesTest(test.NoDBTestCase):
         self.assertEqual(2, resources.get('PCPU'))
         self.assertNotIn('VCPU', resources)
 
-    def test_peer_planned_to_a_host_earlier_in_the_period_is_seen(self):
-        # p1 is planned to host3 already: anti-affinity keeps p2 off it.
+    def test_peers_planned_earlier_in_the_period_are_seen(self):
+        # Anti-affinity: the peers planned to host3 and host4 keep the
+        # instance off them; the hosts they leave are free for it.  One
+        # peer's uuid sorts before the instance's, the other's after.
+        low, mid, high = (f'{digit * 8}-0000-4000-8000-000000000000'
+                          for digit in '159')
         self.host_manager.enabled_filters = [
             affinity_filter.ServerGroupAntiAffinityFilter()]
         self.request.instance_group = objects.InstanceGroup(
-            policy='anti-affinity', members=[uuids.p1, uuids.p2],
-            hosts=['host1', 'host2'], rules={})
-        for state in self.states:
-            state.instances = {uuids.p1: None} if state.host == 'host1' else {}
-        result = self.call(planned=[_move(uuids.p1, 'host1', 'host3')],
-                           uuid=uuids.p2, source='host2')
-        self.assertEqual({('host3', 'ServerGroupAntiAffinityFilter')},
+            policy='anti-affinity', members=[low, mid, high],
+            hosts=['host1', 'host2', 'host5'], rules={})
+        self.states[0].instances = {low: None}
+        self.states[4].instances = {high: None}
+        result = self.call(
+            planned=[_move(low, h.fresh('host1'), h.fresh('host3')),
+                     _move(high, h.fresh('host5'), h.fresh('host4'))],
+            uuid=mid, source='host2')
+        self.assertEqual({('host3', 'ServerGroupAntiAffinityFilter'),
+                          ('host4', 'ServerGroupAntiAffinityFilter')},
                          self.rules(result))
-        self.assertIn('host1', result.allowed)
+        self.assertEqual(['host5', 'host1'], list(result.allowed))
+
+    def test_filters_nova_runs_once_per_request_still_judge(self):
+        # DifferentHostFilter (like the other hint filters) runs only for
+        # the first instance of a boot request; a move is one instance.
+        self.host_manager.enabled_filters = [
+            affinity_filter.DifferentHostFilter()]
+        self.request.scheduler_hints = {'different_host': [uuids.other]}
+        self.states[2].instances = {uuids.other: None}
+        result = self.call()
+        self.assertEqual({('host3', 'DifferentHostFilter')},
+                         self.rules(result))
