@@ -213,7 +213,8 @@ class LiveCandidatesTest(test.NoDBTestCase):
     def call(self, pools=None, planned=(), uuid=uuids.inst, source='host1'):
         """The callback's answer.  Host names and pools in the snapshot are
         new string objects, as read from the database: never identical to
-        Nova's host states' names (``h.fresh``)."""
+        Nova's host states' names (``h.fresh``; names of two characters
+        or more: CPython shares one-character strings)."""
         pools = pools or {}
         snapshot = h.snapshot(
             [h.host(h.fresh(name), 10.0,
@@ -251,12 +252,12 @@ class LiveCandidatesTest(test.NoDBTestCase):
     def test_hosts_of_another_pool_are_refused_naming_both_pools(self):
         # Aggregate mode: the snapshot sets pools; an unaggregated host
         # (pool None) is another pool too.
-        result = self.call(pools={'host1': 'a', 'host2': 'a', 'host3': 'b',
-                                  'host5': 'a'})
+        result = self.call(pools={'host1': 'agg-a', 'host2': 'agg-a',
+                                  'host3': 'agg-b', 'host5': 'agg-a'})
         self.assertEqual(['host5', 'host2'], list(result.allowed))
         self.assertEqual(
-            {('host3', 'drs_pool', "pool b, not the source's a"),
-             ('host4', 'drs_pool', "pool None, not the source's a")},
+            {('host3', 'drs_pool', "pool agg-b, not the source's agg-a"),
+             ('host4', 'drs_pool', "pool None, not the source's agg-a")},
             {(r.subject, r.rule, r.detail) for r in result.rejected})
 
     def test_host_without_an_allocation_candidate_is_refused_by_placement(
@@ -302,8 +303,9 @@ class LiveCandidatesTest(test.NoDBTestCase):
     def test_placement_error_refuses_the_pool_and_keeps_pool_refusals(self):
         self.placement.get_allocation_candidates = mock.Mock(
             side_effect=exception.NovaException('placement broke'))
-        result = self.call(pools={'host1': 'a', 'host2': 'a', 'host3': 'b',
-                                  'host4': 'a', 'host5': 'a'})
+        result = self.call(pools={'host1': 'agg-a', 'host2': 'agg-a',
+                                  'host3': 'agg-b', 'host4': 'agg-a',
+                                  'host5': 'agg-a'})
         self.assertEqual([], list(result.allowed))
         self.assertEqual({('host2', 'placement'), ('host3', 'drs_pool'),
                           ('host4', 'placement'), ('host5', 'placement')},
