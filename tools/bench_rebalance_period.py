@@ -34,9 +34,10 @@ The leader check is stubbed (one scheduler).  Usage::
 import bench_host_manager as hosts_bench  # noqa: I001
 
 import argparse  # noqa: E402
+import collections  # noqa: E402
+import contextlib  # noqa: E402
 import datetime  # noqa: E402
 import gc  # noqa: E402
-import itertools  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -56,6 +57,7 @@ from oslo_utils import timeutils  # noqa: E402
 from nova_drs_scheduler.db import store  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 from nova_drs_scheduler.rebalance import aggregate_settings  # noqa: E402
+from nova_drs_scheduler.rebalance import candidates  # noqa: E402
 from nova_drs_scheduler.rebalance import live  # noqa: E402
 from nova_drs_scheduler.rebalance import metrics  # noqa: E402
 from nova_drs_scheduler.rebalance import planner  # noqa: E402
@@ -120,13 +122,20 @@ def report_cpu(cell_url, names, hot):
     engine.dispose()
 
 
-def instant_diagnostics():
-    """Diagnostics answered at once, CPU time always advancing."""
-    clock = itertools.count(1)
+def instant_diagnostics(pushed, vcpus=64):
+    """Diagnostics answered at once.  Each instance is busy on a steady
+    share of its host's reported CPU (90 % on the hosts over, the only
+    ones measured), drawn per instance from its uuid, so its measured
+    load, hence what the planner scores and asks Nova about, does not
+    depend on how long periods take on a loaded machine."""
+    on_host = {uuid: len(instances) for instances in pushed.values()
+               for uuid in instances}
 
-    def diagnostics(_api, _context, _instance):
+    def diagnostics(_api, _context, instance):
+        cores = 0.9 * vcpus / on_host[instance.uuid] * random.Random(
+            instance.uuid).uniform(0.5, 1.5)
         return objects.Diagnostics(cpu_details=[objects.CpuDiagnostics(
-            id=0, time=next(clock) * 10**9)])
+            id=0, time=int(time.time() * cores * 10**9))])
     return unittest.mock.patch.object(
         compute_api.API, 'get_instance_diagnostics', diagnostics)
 
@@ -151,7 +160,8 @@ def run_size(args, workdir, size):
         manager.rebalancer.leader = types.SimpleNamespace(
             check=lambda _ctxt: (True, 'benchmark: the only scheduler'))
         clock = hosts_bench.CallClock(TARGETS)
-        with clock.installed(), instant_diagnostics():
+        with counted() as counts, clock.installed(), \
+                instant_diagnostics(pushed):
             for period in range(args.periods + 1):
                 report_cpu(cell_url, names, hot)
                 clock.clear()
@@ -160,6 +170,7 @@ def run_size(args, workdir, size):
                 total = hosts_bench.elapsed(manager.run_rebalance, ctxt)
                 cpu = time.process_time() - cpu
                 if not period:
+                    counts.clear()
                     continue  # Warm-up: imports, caches, first samples.
                 for phase in PHASES:
                     samples[phase].append((clock.spent[phase],
@@ -171,7 +182,30 @@ def run_size(args, workdir, size):
     hosts_bench.drop_cell(cell)
     return {'size': size, 'setup': setup, 'hot': len(hot),
             'instances': sum(len(v) for v in pushed.values()),
-            'samples': samples}
+            'samples': samples,
+            'per_period': {key: value / args.periods
+                           for key, value in counts.items()}}
+
+
+@contextlib.contextmanager
+def counted():
+    """Count the candidates callback's calls and the moves planned: the
+    plan phase's cost depends on them."""
+    counts = collections.Counter()
+    call, plan = candidates.LiveCandidates.__call__, planner.plan
+
+    def counting_call(*args, **kwargs):
+        counts['candidates calls'] += 1
+        return call(*args, **kwargs)
+
+    def counting_plan(*args, **kwargs):
+        result = plan(*args, **kwargs)
+        counts['moves'] += len(result.moves)
+        return result
+    with unittest.mock.patch.object(candidates.LiveCandidates, '__call__',
+                                    counting_call), \
+            unittest.mock.patch.object(planner, 'plan', counting_plan):
+        yield counts
 
 
 def p95(values):
@@ -216,7 +250,10 @@ def main():
         for size in args.nodes:
             result = run_size(args, workdir, size)
             print(f'N={size}: setup {result["setup"]:.1f} s, {result["hot"]}'
-                  f' hosts over, {args.periods} periods', file=sys.stderr)
+                  f' hosts over, {args.periods} periods; per period: '
+                  + ', '.join(f'{value:g} {key}' for key, value in
+                              sorted(result['per_period'].items())),
+                  file=sys.stderr)
             results.append(result)
     db = args.db.split('://')[0] if args.db else 'sqlite (files)'
     hosts_bench.print_tables([

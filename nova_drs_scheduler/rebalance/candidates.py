@@ -3,17 +3,26 @@
 It asks the same questions, in the same order, as a live migration with no
 host would: the instance's RequestSpec (flavor, image, server group, AZ),
 Nova's request filters, placement's allocation candidates, then every
-enabled scheduler filter, then the weighers.  Filters run one at a time so
-each rejected host is attributed to the filter that rejected it; the
-planner only ever picks among the hosts that passed, and the migration is
-still re-validated by Nova when it starts.
+enabled scheduler filter.  Filters run one at a time so each rejected host
+is attributed to the filter that rejected it; the planner only ever picks
+among the hosts that passed, and the migration is still re-validated by
+Nova when it starts.  The weighers are not run: the planner chooses among
+the allowed hosts by its own policy, as Nova ignores weights for a
+requested host.
+
+One callback serves one period, and placement is asked once per distinct
+query of that period (instances of one flavor and the same traits and
+aggregates share it): nothing the period plans is claimed in placement
+before the period ends, so a second identical query would get the same
+answer, minus what other schedulers claimed meanwhile, which the filters
+and Nova's own checks at the move's start catch anyway.
 
 Moves planned earlier in the same period are not in Nova's database yet,
 and Nova's compute-side check would refuse a second server-group member
 on a host the first is still migrating to (the instance then ends in
-ERROR).  So the filters and weighers are asked as if those moves were
-done: the group's host list (affinity) and the host states' instances
-(anti-affinity, soft (anti-)affinity weighers) are updated first.
+ERROR).  So the filters are asked as if those moves were done: the group's host
+list (affinity) and the host states' instances (anti-affinity) are
+updated first.
 """
 
 import copy
@@ -46,6 +55,9 @@ class LiveCandidates:
         self.host_manager = host_manager
         self.placement_client = placement_client
         self.instances = instances
+        #: {placement query: (allocation requests by provider uuid,
+        #: provider uuids)}, this period's answers.
+        self._answers = {}
 
     def __call__(self, inst: model.InstanceSnapshot,
                  snapshot: model.Snapshot) -> model.Candidates:
@@ -80,13 +92,12 @@ class LiveCandidates:
                 [filter_], states, spec, 0)
             passed = list(passed or ())
             name = type(filter_).__name__
+            kept = {id(state) for state in passed}
             rejected += [model.Rejection(state.host, name)
-                         for state in states if state not in passed]
+                         for state in states if id(state) not in kept]
             states = passed
-        weighed = self.host_manager.get_weighed_hosts(states, spec)
-        return model.Candidates(
-            allowed=[weighed_host.obj.host for weighed_host in weighed],
-            rejected=rejected)
+        return model.Candidates(allowed=[state.host for state in states],
+                                rejected=rejected)
 
     def _request_spec(self, inst: model.InstanceSnapshot):
         """The instance's spec as the conductor prepares a live migration."""
@@ -111,6 +122,30 @@ class LiveCandidates:
         resources = scheduler_utils.resources_from_request_spec(
             self.context, spec, self.host_manager,
             enable_pinning_translate=True)
+        by_provider, providers = self._allocation_candidates(resources)
+        states = []
+        if by_provider:
+            all_states = self.host_manager.get_host_states_by_uuids(
+                self.context, providers, spec)
+            for state in all_states:
+                if state.host in names and state.uuid in by_provider:
+                    state.allocation_candidates = copy.deepcopy(
+                        by_provider[state.uuid])
+                    states.append(state)
+        states.sort(key=lambda state: state.host)
+        found = {state.host for state in states}
+        rejected = [model.Rejection(name, 'placement',
+                                    'no allocation candidate in its cell')
+                    for name in names if name not in found]
+        return states, rejected
+
+    def _allocation_candidates(self, resources) -> tuple[dict, list]:
+        """Placement's answer to ``resources``, asked once per period and
+        query: ``({provider uuid: [allocation request]}, provider uuids)``.
+        """
+        query = resources.to_querystring()
+        if query in self._answers:
+            return self._answers[query]
         # Nova's client logs the failure and answers None (or a tuple of
         # Nones) for an unreachable placement or an error status.
         result = self.placement_client.get_allocation_candidates(
@@ -125,21 +160,8 @@ class LiveCandidates:
         for request in alloc_reqs or ():
             for provider in request['allocations']:
                 by_provider.setdefault(provider, []).append(request)
-        states = []
-        if by_provider:
-            all_states = self.host_manager.get_host_states_by_uuids(
-                self.context, list(summaries or by_provider), spec)
-            for state in all_states:
-                if state.host in names and state.uuid in by_provider:
-                    state.allocation_candidates = copy.deepcopy(
-                        by_provider[state.uuid])
-                    states.append(state)
-        states.sort(key=lambda state: state.host)
-        found = {state.host for state in states}
-        rejected = [model.Rejection(name, 'placement',
-                                    'no allocation candidate in its cell')
-                    for name in names if name not in found]
-        return states, rejected
+        self._answers[query] = (by_provider, list(summaries or by_provider))
+        return self._answers[query]
 
 
 def group_after(group, planned, snapshot: model.Snapshot) -> None:

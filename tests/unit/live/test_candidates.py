@@ -1,6 +1,7 @@
-"""The live candidates callback: Nova's RequestSpec, placement, filters and
-weighers, each refused destination with the rule that refused it; and
-Nova's server-group filters and weigher with moves planned this period.
+"""The live candidates callback: Nova's RequestSpec, placement (asked once
+per query and period) and filters, each refused destination with the rule
+that refused it; and Nova's server-group filters with moves planned this
+period.
 """
 
 import dataclasses
@@ -12,9 +13,8 @@ from nova import exception
 from nova import objects
 from nova import test
 from nova.scheduler import filters as nova_filters
-from nova.scheduler import weights
+from nova.scheduler import utils as scheduler_utils
 from nova.scheduler.filters import affinity_filter
-from nova.scheduler.weights import affinity as affinity_weights
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler.rebalance import candidates
@@ -105,15 +105,6 @@ class PlannedMovesTest(test.NoDBTestCase):
                                snapshot)
         self.assertEqual(['host2', 'host3'], group.hosts)
 
-    def test_soft_anti_affinity_weigher_sees_a_planned_peer(self):
-        states = self.states([_move(uuids.p1, 'host1', 'host3')])
-        spec = self.spec('soft-anti-affinity', ['host1', 'host2'])
-        weigher = affinity_weights.ServerGroupSoftAntiAffinityWeigher()
-        # One member (planned) on host3, none left on host1: Nova's weigher
-        # ranks host3 below.
-        self.assertEqual(-1, weigher._weigh_object(states['host3'], spec))
-        self.assertEqual(0, weigher._weigh_object(states['host1'], spec))
-
     def test_no_planned_move_changes_nothing(self):
         state = fakes.host('host1', instances={uuids.p1: None})
         before = state.instances
@@ -160,11 +151,6 @@ class FakeHostManager:
 
     def get_host_states_by_uuids(self, context, uuids, spec):
         return [s for s in self.states if s.uuid in uuids]
-
-    def get_weighed_hosts(self, states, spec):
-        """Most free RAM first, as Nova's RAM weigher."""
-        return [weights.WeighedHost(s, s.free_ram_mb)
-                for s in sorted(states, key=lambda s: -s.free_ram_mb)]
 
 
 class FakePlacement:
@@ -234,9 +220,10 @@ class LiveCandidatesTest(test.NoDBTestCase):
     def rules(result):
         return {(r.subject, r.rule) for r in result.rejected}
 
-    def test_allowed_in_weigher_order_never_the_source(self):
+    def test_allowed_in_host_order_never_the_source(self):
+        # Not weighed: the planner chooses by its own policy.
         result = self.call()
-        self.assertEqual(['host5', 'host4', 'host3', 'host2'],
+        self.assertEqual(['host2', 'host3', 'host4', 'host5'],
                          list(result.allowed))
         self.assertEqual([], list(result.rejected))
 
@@ -245,7 +232,7 @@ class LiveCandidatesTest(test.NoDBTestCase):
         self.first.refuse = ('host3',)
         self.second.refuse = ('host3', 'host4')
         result = self.call()
-        self.assertEqual(['host5', 'host2'], list(result.allowed))
+        self.assertEqual(['host2', 'host5'], list(result.allowed))
         self.assertEqual({('host3', 'FirstFilter'), ('host4', 'SecondFilter')},
                          self.rules(result))
 
@@ -254,7 +241,7 @@ class LiveCandidatesTest(test.NoDBTestCase):
         # (pool None) is another pool too.
         result = self.call(pools={'host1': 'agg-a', 'host2': 'agg-a',
                                   'host3': 'agg-b', 'host5': 'agg-a'})
-        self.assertEqual(['host5', 'host2'], list(result.allowed))
+        self.assertEqual(['host2', 'host5'], list(result.allowed))
         self.assertEqual(
             {('host3', 'drs_pool', "pool agg-b, not the source's agg-a"),
              ('host4', 'drs_pool', "pool None, not the source's agg-a")},
@@ -264,7 +251,7 @@ class LiveCandidatesTest(test.NoDBTestCase):
             self):
         self.placement.providers = [uuids.host2, uuids.host4]
         result = self.call()
-        self.assertEqual(['host4', 'host2'], list(result.allowed))
+        self.assertEqual(['host2', 'host4'], list(result.allowed))
         self.assertEqual({('host3', 'placement'), ('host5', 'placement')},
                          self.rules(result))
         self.assertEqual({'no allocation candidate in its cell'},
@@ -340,7 +327,7 @@ class LiveCandidatesTest(test.NoDBTestCase):
         self.assertEqual({('host3', 'ServerGroupAntiAffinityFilter'),
                           ('host4', 'ServerGroupAntiAffinityFilter')},
                          self.rules(result))
-        self.assertEqual(['host5', 'host1'], list(result.allowed))
+        self.assertEqual(['host1', 'host5'], list(result.allowed))
 
     def test_filters_nova_runs_once_per_request_still_judge(self):
         # DifferentHostFilter (like the other hint filters) runs only for
@@ -352,3 +339,51 @@ class LiveCandidatesTest(test.NoDBTestCase):
         result = self.call()
         self.assertEqual({('host3', 'DifferentHostFilter')},
                          self.rules(result))
+
+
+class PlacementOncePerQueryTest(test.NoDBTestCase):
+    """One period asks placement once per distinct query."""
+
+    def setUp(self):
+        super().setUp()
+        self.client = mock.Mock()
+        self.client.get_allocation_candidates.return_value = (
+            [{'allocations': {uuids.rp1: {}}},
+             {'allocations': {uuids.rp2: {}}}],
+            {uuids.rp1: {}, uuids.rp2: {}}, '1.36')
+        self.cands = candidates.LiveCandidates(
+            'ctxt', mock.Mock(), self.client, {})
+
+    @staticmethod
+    def resources(vcpus):
+        return scheduler_utils.ResourceRequest.from_request_spec(
+            fakes.spec(vcpus=vcpus), enable_pinning_translate=False)
+
+    def test_same_query_asked_once(self):
+        first = self.cands._allocation_candidates(self.resources(2))
+        again = self.cands._allocation_candidates(self.resources(2))
+        self.assertIs(first, again)
+        self.client.get_allocation_candidates.assert_called_once()
+        by_provider, providers = first
+        self.assertEqual({uuids.rp1, uuids.rp2}, set(by_provider))
+        self.assertEqual({uuids.rp1, uuids.rp2}, set(providers))
+
+    def test_other_query_asked_again(self):
+        self.cands._allocation_candidates(self.resources(2))
+        self.cands._allocation_candidates(self.resources(4))
+        self.assertEqual(2, self.client.get_allocation_candidates.call_count)
+
+    def test_next_period_asks_again(self):
+        self.cands._allocation_candidates(self.resources(2))
+        candidates.LiveCandidates('ctxt', mock.Mock(), self.client, {}
+                                  )._allocation_candidates(self.resources(2))
+        self.assertEqual(2, self.client.get_allocation_candidates.call_count)
+
+    def test_no_answer_is_not_kept(self):
+        self.client.get_allocation_candidates.return_value = (None, None,
+                                                              None)
+        for _ in range(2):
+            self.assertRaises(candidates.PlacementUnavailableError,
+                              self.cands._allocation_candidates,
+                              self.resources(2))
+        self.assertEqual(2, self.client.get_allocation_candidates.call_count)
