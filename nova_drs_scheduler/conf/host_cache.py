@@ -47,7 +47,7 @@ OPTS = [
              'after the first one.'),
     cfg.FloatOpt(
         'background_refresh_interval',
-        default=0.0,
+        default=2.0,
         min=0.0,
         max=300.0,
         help='Seconds between refreshes of the cached rows by a thread of '
@@ -57,13 +57,10 @@ OPTS = [
              'with room for a refresh to finish (about 0.1 s at 1000 '
              'compute nodes, 1 s at 10000): a request that finds rows older '
              'than ``max_staleness``, because a background refresh is late '
-             'or failed, still refreshes them itself. 0, the default, '
-             'disables the background refresh: the first request that finds '
-             'stale rows refreshes them. Off by default in this release: in '
-             'Nova\'s functional test harness, refreshers left running by '
-             'services that tests stop raced compute nodes being created. '
-             'A value such as 2 turns it on. Not used when '
-             '``max_staleness`` is 0, since every request then refreshes.'),
+             'or failed, still refreshes them itself. 0 disables the '
+             'background refresh: the first request that finds stale rows '
+             'refreshes them. Not used when ``max_staleness`` is 0, since '
+             'every request then refreshes.'),
 ]
 
 

@@ -78,9 +78,9 @@ def _same_row(a: snapshot_mod.NodeEntry, b: snapshot_mod.NodeEntry) -> bool:
     return a is b or (a.values is not None and a.values == b.values)
 
 
-def _unknown_nodes(snapshots: dict, compute_uuids: list) -> bool:
-    return any(all(uuid not in snap.nodes for snap in snapshots.values())
-               for uuid in compute_uuids)
+def _unknown_nodes(snapshots: dict, compute_uuids: list) -> set:
+    return {uuid for uuid in compute_uuids
+            if all(uuid not in snap.nodes for snap in snapshots.values())}
 
 
 class CachingHostManager(host_manager.HostManager):
@@ -98,6 +98,9 @@ class CachingHostManager(host_manager.HostManager):
         #: Monotonic clock of the staleness bound; tests replace it.
         self.clock = time.monotonic
         self._refresher: Any = None
+        #: Providers placement returned that the cached rows lacked, once
+        #: a refresh started after they were returned has looked for them.
+        self._looked_up: set[str] = set()
         super().__init__()
         # Same results as Nova's handlers, minus per-host overheads.
         self.filter_handler = filtering.FilterHandler()
@@ -111,6 +114,7 @@ class CachingHostManager(host_manager.HostManager):
         """Forget every cached row: the next request reloads them all."""
         self._generation += 1
         self._snapshots = {}
+        self._looked_up = set()
         with self._placed_lock:
             self._placed = {}
 
@@ -228,12 +232,20 @@ class CachingHostManager(host_manager.HostManager):
 
     def _get_computes_for_cells(self, context, cells, compute_uuids):
         snapshots = self._snapshots_for(context, cells, self._max_age())
-        if compute_uuids and _unknown_nodes(snapshots, compute_uuids):
+        unknown = compute_uuids and _unknown_nodes(snapshots, compute_uuids)
+        if unknown:
             # Placement already knows a node the cache does not: a new
             # compute, most likely. Read the changes now rather than leave
-            # it unschedulable for up to max_staleness.
-            snapshots = self._snapshots_for(context, cells,
-                                            self._max_age(unknown_nodes=True))
+            # it unschedulable for up to max_staleness. Its row was
+            # written before placement heard of it, so the first time a
+            # provider is missing the rows are read whatever their age (a
+            # refresh a moment ago may have just missed it); after that,
+            # at most once a second (a sharing provider is never there).
+            new = unknown - self._looked_up
+            snapshots = self._snapshots_for(
+                context, cells,
+                0.0 if new else self._max_age(unknown_nodes=True))
+            self._looked_up |= new
         compute_nodes = {}
         services = {}
         for cell_uuid, snap in snapshots.items():

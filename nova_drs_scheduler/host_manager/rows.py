@@ -21,18 +21,24 @@ Changes = collections.namedtuple(
     'Changes', ['compute_nodes', 'services', 'instances'])
 
 
-def _changed(query: Any, model: Any, since: datetime.datetime | None) -> Any:
+def _changed(query: Any, model: Any, since: datetime.datetime | None,
+             *also: Any) -> Any:
+    """``query`` restricted to the rows changed since ``since`` and those
+    matching any of the conditions ``also``."""
     if since is None:
         return query.filter(model.deleted == 0)
     return query.filter(sa.or_(model.created_at >= since,
                                model.updated_at >= since,
-                               model.deleted_at >= since))
+                               model.deleted_at >= since, *also))
 
 
-def _compute_nodes(context: Any, since: datetime.datetime | None) -> list:
-    """ComputeNode models of the cell targeted by ``context``."""
+def _compute_nodes(context: Any, since: datetime.datetime | None,
+                   uuids: frozenset = frozenset()) -> list:
+    """ComputeNode models of the cell targeted by ``context``, and those
+    of ``uuids`` whether they changed or not."""
     query = context.session.query(models.ComputeNode)
-    return _changed(query, models.ComputeNode, since).all()
+    also = [models.ComputeNode.uuid.in_(sorted(uuids))] if uuids else []
+    return _changed(query, models.ComputeNode, since, *also).all()
 
 
 def _compute_services(context: Any, since: datetime.datetime | None) -> list:
@@ -51,8 +57,13 @@ def _instance_locations(context: Any,
 
 
 @main_db_api.pick_context_manager_reader
-def read_changes(context: Any, since: datetime.datetime | None) -> Changes:
-    """All three reads in one transaction, so they agree with each other."""
-    return Changes(_compute_nodes(context, since),
+def read_changes(context: Any, since: datetime.datetime | None,
+                 node_uuids: frozenset = frozenset()) -> Changes:
+    """All three reads in one transaction, so they agree with each other.
+
+    ``node_uuids``: compute nodes read again even if unchanged (those the
+    cache left out for incomplete data).
+    """
+    return Changes(_compute_nodes(context, since, node_uuids),
                    _compute_services(context, since),
                    _instance_locations(context, since))

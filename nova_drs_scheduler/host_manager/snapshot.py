@@ -73,6 +73,10 @@ class CellSnapshot:
     #: Monotonic time of the refresh, and of the last full load.
     loaded_at: float
     full_loaded_at: float
+    #: Uuids of the compute nodes left out because their row was not
+    #: complete yet (no resources reported): read again at every refresh
+    #: until they are, whatever their timestamps say.
+    incomplete: frozenset = frozenset()
 
     @functools.cached_property
     def by_compute_object(self) -> Mapping[int, NodeEntry]:
@@ -189,12 +193,16 @@ def load(context: Any, previous: CellSnapshot | None,
         seconds=conf.drs_host_cache.timestamp_margin)
     read_at = timeutils.utcnow()
     cell_uuid = context.cell_uuid
+    incomplete = set()
 
     def node(row: Any, values: tuple) -> NodeEntry | None:
         if row.free_disk_gb is None:
             # Created by its compute, resources not written yet: Nova's
             # HostState skips such a row and keeps no ratios, which the
-            # weighers need. Its first report stamps it again.
+            # weighers need. Its first report stamps it again, but that
+            # stamp may predate this read's window (a transaction that
+            # committed late), so the row is read again until complete.
+            incomplete.add(row.uuid)
             return None
         compute = objects.ComputeNode._from_db_object(
             context, objects.ComputeNode(context), row)
@@ -205,7 +213,8 @@ def load(context: Any, previous: CellSnapshot | None,
             context, objects.Service(context), row)
         return ServiceEntry(values, obj, service_view(obj))
 
-    changes = rows.read_changes(context, since)
+    changes = rows.read_changes(context, since,
+                                base.incomplete if base else frozenset())
     nodes = _merge(base.nodes if base else {}, changes.compute_nodes,
                    lambda r: r.uuid, node)
     services = _merge(base.services if base else {}, changes.services,
@@ -216,4 +225,5 @@ def load(context: Any, previous: CellSnapshot | None,
         cell_uuid=cell_uuid, nodes=nodes, services=services,
         instances=instances, instance_hosts=instance_hosts,
         read_at=read_at, loaded_at=now,
-        full_loaded_at=now if full else previous.full_loaded_at)
+        full_loaded_at=now if full else previous.full_loaded_at,
+        incomplete=frozenset(incomplete))

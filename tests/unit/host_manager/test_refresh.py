@@ -108,14 +108,30 @@ class RefreshTest(base.HostCacheTestCase):
         self.states()
         self.assertIs(first, self.snapshot())
 
-    def test_node_known_to_placement_is_read_early(self):
+    def test_node_known_to_placement_is_read_at_once(self):
+        # Even just after a refresh (the background one, say) that missed
+        # it: a compute created after it is schedulable at once.
         self.add_compute('host1')
         self.states()
         new = self.add_compute('host2')
-        self.advance(manager_mod.UNKNOWN_NODE_MAX_AGE - 0.1)
-        self.assertEqual({}, self.states([new.uuid]))
-        self.advance(0.2)
+        self.advance(0.1)
         self.assertEqual(['host2'], list(self.states([new.uuid])))
+
+    def test_unknown_provider_looked_up_once_then_once_a_second(self):
+        self.add_compute('host1')
+        self.states()
+        self.advance(0.1)
+        with self.count_sql() as sql:
+            self.states([uuids.sharing_provider])
+        self.assertEqual(3, len(sql.queries))  # One refresh, looking.
+        self.advance(manager_mod.UNKNOWN_NODE_MAX_AGE - 0.1)
+        with self.count_sql() as sql:
+            self.states([uuids.sharing_provider])
+        self.assertEqual([], sql.queries)
+        self.advance(0.2)
+        with self.count_sql() as sql:
+            self.states([uuids.sharing_provider])
+        self.assertEqual(3, len(sql.queries))
 
     def test_unknown_providers_cost_one_refresh_a_second(self):
         self.add_compute('host1')
@@ -206,6 +222,32 @@ class RefreshTest(base.HostCacheTestCase):
                            updated_at=timeutils.utcnow())
         self.advance()
         self.assertEqual(4.0, self.states()['host1'].cpu_allocation_ratio)
+
+    def test_node_left_out_is_read_again_until_complete(self):
+        # Its report's stamp may fall before the next read's window (the
+        # report committed late): the node must still appear at the next
+        # refresh, not only at the next full reload.
+        compute = self.add_compute('host1', free_disk_gb=None)
+        self.assertEqual({}, self.states())
+        self.advance()
+        self.assertEqual({}, self.states())  # Still not reported.
+        old = timeutils.utcnow() - datetime.timedelta(hours=1)
+        self.stamp_compute(compute, free_disk_gb=1000, created_at=old,
+                           updated_at=old)
+        self.advance()
+        self.assertEqual(1000, self.states()['host1'].free_disk_mb // 1024)
+        snap, = self.manager._snapshots.values()
+        self.assertEqual(frozenset(), snap.incomplete)
+
+    def test_node_left_out_then_deleted_is_forgotten(self):
+        compute = self.add_compute('host1', free_disk_gb=None)
+        self.states()
+        self.stamp_compute(compute, deleted=compute.id,
+                           deleted_at=timeutils.utcnow())
+        self.advance()
+        self.assertEqual({}, self.states())
+        snap, = self.manager._snapshots.values()
+        self.assertEqual(frozenset(), snap.incomplete)
 
     def test_failed_cell_contributes_no_host_and_is_retried(self):
         self.add_compute('host1')
