@@ -192,25 +192,25 @@ def run_size(args, workdir, size):
                 if not period:
                     counts.clear()
                     continue  # Warm-up: imports, caches, first samples.
-                for phase in PHASES:
-                    samples[phase].append((clock.spent[phase],
-                                           clock.cpu[phase]))
-                samples['other'].append((
-                    total - sum(clock.spent.values()),
-                    cpu - sum(clock.cpu.values())))
                 samples['period'].append((total, cpu))
-                for label in INSIDE_PLAN:
-                    samples[label].append((placement_clock.spent[label],
-                                           placement_clock.cpu[label]))
-                samples['period without both'].append((
-                    total - sum(placement_clock.spent.values()),
-                    cpu - sum(placement_clock.cpu.values())))
+                add_samples(samples, clock, total, cpu, 'other')
+                add_samples(samples, placement_clock, total, cpu,
+                            'period without both')
     hosts_bench.drop_cell(cell)
     return {'size': size, 'setup': setup, 'hot': len(hot),
             'instances': sum(len(v) for v in pushed.values()),
             'samples': samples,
             'per_period': {key: value / args.periods
                            for key, value in counts.items()}}
+
+
+def add_samples(samples, clock, total, cpu, rest):
+    """One period's ``(wall, CPU)`` per label of ``clock``, and under
+    ``rest`` the period's minus all of them."""
+    for label in clock.targets:
+        samples[label].append((clock.spent[label], clock.cpu[label]))
+    samples[rest].append((total - sum(clock.spent.values()),
+                          cpu - sum(clock.cpu.values())))
 
 
 @contextlib.contextmanager
