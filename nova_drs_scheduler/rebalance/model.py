@@ -32,6 +32,7 @@ class PlannerConfig:
     stabilization: int = 1
     margin: float = 5.0
     min_improvement: float = 5.0
+    cure_below_min_improvement: bool = True
     max_migrations_per_period: int = 2
     max_concurrent_migrations_per_host: int = 1
     max_concurrent_migrations: int = 4

@@ -22,7 +22,10 @@ host-periods than curing with the smallest instance (doc/benchmarks.md).
 No-ping-pong rule: a destination is refused (rule ``margin``) when its
 projected CPU, or RAM when known, would exceed *its own* threshold minus
 ``margin``.  A move that lowers the worst pressure of the two hosts by
-less than ``min_improvement`` points is refused (rule ``min-improvement``).
+less than ``min_improvement`` points is refused (rule ``min-improvement``),
+unless it cures the host and ``cure_below_min_improvement`` is on: a host
+a few points over is cured by a small instance, and refusing that cure
+leaves it overloaded until a larger one fits somewhere.
 CPU and RAM are weighed together through
 :func:`~nova_drs_scheduler.rebalance.policies.base.pressure`.
 """
@@ -52,12 +55,20 @@ def _relief(removal) -> float:
     return removal.before - removal.after
 
 
+def _small(removal, improvement: float, config) -> bool:
+    """A gain below ``min_improvement`` that does not cure the host (or
+    whose cure the options do not exempt): not worth a live migration."""
+    if improvement >= config.min_improvement:
+        return False
+    return not (config.cure_below_min_improvement and removal.after <= 0)
+
+
 def _bound(removal, config, last) -> tuple:
     """Rank key of a removal, also the lowest key any of its options can
     get (the destination only adds pressure, and the pair's worst pressure
     is at least the source's): by tier, source pressure after the move
     (within tier 2, the largest relief first), RAM; hopeless ones last."""
-    if _relief(removal) < config.min_improvement:
+    if _small(removal, _relief(removal), config):
         return (3, removal.instance.uuid)
     return (_tier(removal.after, config), round(removal.after, _DECIMALS),
             removal.instance.memory_mb, last)
@@ -75,7 +86,7 @@ class BalancedPolicy(base.Policy):
         return _bound(removal, config, '')
 
     def hopeless(self, removal, config):
-        if _relief(removal) < config.min_improvement:
+        if _small(removal, _relief(removal), config):
             return 'min-improvement'
         return None
 
@@ -94,7 +105,7 @@ class BalancedPolicy(base.Policy):
                 option.removal.instance.uuid)
 
     def refuse(self, option, config):
-        if option.improvement < config.min_improvement:
+        if _small(option.removal, option.improvement, config):
             return 'min-improvement'
         return None
 

@@ -126,15 +126,52 @@ class BalancedChoiceTest(testtools.TestCase):
         self.assertEqual('loose', result.moves[0].destination)
 
     def test_min_improvement_refuses_tiny_moves(self):
-        # Moving 0.2 core off 10 vCPUs lowers the source by 2 points.
+        # Moving 0.2 core off 10 vCPUs lowers the source by 2 points
+        # (81 -> 79%): a cure, refused only when cures are not exempt.
         hosts = [h.host('hot', 81.0, counter=3), h.host('cold', 10.0)]
         result = plan(hosts, [h.instance('i1', 'hot', 0.2)],
-                      min_improvement=5.0)
+                      min_improvement=5.0, cure_below_min_improvement=False)
         self.assertEqual((), result.moves)
         self.assertIn('instance i1: 1x min-improvement', result.notes[0])
         result = plan(hosts, [h.instance('i1', 'hot', 0.2)],
-                      min_improvement=2.0)
+                      min_improvement=2.0, cure_below_min_improvement=False)
         self.assertAlmostEqual(2.0, result.moves[0].expected['improvement'])
+
+    def test_a_cure_is_made_below_min_improvement(self):
+        # 81 -> 79%: a 2-point gain, under min_improvement (5), but the
+        # host is cured and 'cold' stays within its margin: it moves.
+        hosts = [h.host('hot', 81.0, counter=1), h.host('cold', 10.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.2)])
+        self.assertEqual([('i1', 'cold')], [(m.instance, m.destination)
+                                            for m in result.moves])
+        self.assertAlmostEqual(2.0, result.moves[0].expected['improvement'])
+        self.assertIn('cures the host, leaving', result.moves[0].reason)
+
+    def test_a_cure_exactly_at_the_threshold_is_exempt(self):
+        # 82.5 -> 80%: landing on the threshold is a cure (as for the
+        # verdict); 82.625 -> 80.125% is not, and 2.5 points are too few.
+        hosts = [h.host('hot', 82.5, counter=1), h.host('cold', 10.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.25)])
+        self.assertEqual(['i1'], [m.instance for m in result.moves])
+        hosts[0] = h.host('hot', 82.625, counter=1)
+        result = plan(hosts, [h.instance('i1', 'hot', 0.25)])
+        self.assertEqual((), result.moves)
+        self.assertIn('instance i1: 1x min-improvement', result.notes[0])
+
+    def test_a_small_partial_move_is_still_refused(self):
+        # 90 -> 88%: the host stays over, so the exemption does not apply.
+        hosts = [h.host('hot', 90.0, counter=1), h.host('cold', 10.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.2)])
+        self.assertEqual((), result.moves)
+        self.assertIn('instance i1: 1x min-improvement', result.notes[0])
+
+    def test_a_small_cure_still_keeps_the_destination_margin(self):
+        # The cure is exempt from min_improvement only: a destination that
+        # would end past its threshold minus margin is still refused.
+        hosts = [h.host('hot', 81.0, counter=1), h.host('warm', 74.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.2)])
+        self.assertEqual((), result.moves)
+        self.assertIn('1x margin', result.notes[0])
 
     def test_pool_failure_counts_each_refused_host_once(self):
         # 'near' shares the pool (under another string object, as read
@@ -190,7 +227,7 @@ class BalancedChoiceTest(testtools.TestCase):
                                         for m in result.moves])
 
     def test_every_refused_instance_is_named_in_the_note(self):
-        hosts = [h.host('hot', 81.0, counter=3), h.host('cold', 10.0)]
+        hosts = [h.host('hot', 91.0, counter=3), h.host('cold', 10.0)]
         result = plan(hosts, [h.instance('i1', 'hot', 0.2),
                               h.instance('i2', 'hot', 0.3)])
         self.assertEqual(('host hot: violated, no move: instance i1: 1x '
@@ -214,12 +251,12 @@ class BalancedChoiceTest(testtools.TestCase):
         hosts = [h.host('hot', 85.0, counter=3),
                  h.host('small', 18.0, vcpus=4)]
         result = plan(hosts, [h.instance('i1', 'hot', 2.0)],
-                      min_improvement=18.0)
+                      min_improvement=18.0, cure_below_min_improvement=False)
         self.assertEqual((), result.moves)
         self.assertEqual(('host hot: violated, no move: instance i1: 1x '
                           'min-improvement',), result.notes)
         result = plan(hosts, [h.instance('i1', 'hot', 2.0)],
-                      min_improvement=17.0)
+                      min_improvement=17.0, cure_below_min_improvement=False)
         self.assertAlmostEqual(17.0, result.moves[0].expected['improvement'])
 
     def test_partial_relief_takes_the_largest_improvement(self):

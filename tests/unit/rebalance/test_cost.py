@@ -60,9 +60,9 @@ class PlannerCostTest(testtools.TestCase):
         self.assertEqual(1, calls['candidates'])
 
     def test_hopeless_instances_cost_no_filter_run(self):
-        # No instance can lower the source by min_improvement: refused
-        # without asking Nova's filters.
-        hosts = [h.host('hot', 81.0, counter=3), h.host('cold', 0.0)]
+        # No instance can lower the source by min_improvement nor cure it
+        # (90 -> 88%): refused without asking Nova's filters.
+        hosts = [h.host('hot', 90.0, counter=3), h.host('cold', 0.0)]
         instances = [h.instance(f'i{n}', 'hot', 0.2) for n in range(3)]
         result, calls = self.counted(hosts, instances)
         self.assertEqual((), result.moves)
