@@ -35,6 +35,22 @@ def monkey_patch(backend: str = 'eventlet') -> None:
         patch()
 
 
+def parse_args(argv: list[str], prog: str) -> None:
+    """Nova's ``config.parse_args`` for the program ``prog``.
+
+    oslo.config looks for the program's own config files
+    (``/etc/nova/<prog>.conf``, ``<prog>.conf.d``) beside nova.conf. Nova
+    33-34 take ``prog``; Nova 31-32 have no such argument (a TypeError), and
+    oslo.config takes the name of the running script instead
+    (``sys.argv[0]``), which is ``prog`` when run as our console script.
+    """
+    from nova import config
+    if 'prog' in inspect.signature(config.parse_args).parameters:
+        config.parse_args(argv, prog=prog)
+    else:
+        config.parse_args(argv)
+
+
 def reset_executors_before_fork() -> None:
     """Drop the parent's thread-pool executors before workers fork.
 

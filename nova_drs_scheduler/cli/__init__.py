@@ -101,10 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _nova_conf(args):
     """Parse nova.conf with Nova's own defaults, as nova-manage does."""
-    from nova import config
     from nova import objects
     from oslo_config import cfg
 
+    from nova_drs_scheduler import compat
     from nova_drs_scheduler import conf as drs_conf
 
     if not (args.config_file or args.config_dir or
@@ -121,7 +121,7 @@ def _nova_conf(args):
         drs_conf.CONF.set_override('max_retries', args.db_retries, group)
         drs_conf.CONF.set_override('retry_interval', 1, group)
     try:
-        config.parse_args(argv, prog='nova-drs')
+        compat.parse_args(argv, prog='nova-drs')
     except UnicodeDecodeError:
         raise not_text(argv)
     objects.register_all()
