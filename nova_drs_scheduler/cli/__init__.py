@@ -101,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _nova_conf(args):
     """Parse nova.conf with Nova's own defaults, as nova-manage does."""
+    import nova.conf  # registers Nova's options ([database] overridden below)
     from nova import objects
     from oslo_config import cfg
 
@@ -118,8 +119,8 @@ def _nova_conf(args):
     for path in args.config_dir:
         argv += ['--config-dir', path]
     for group in ('database', 'api_database', 'drs_database'):
-        drs_conf.CONF.set_override('max_retries', args.db_retries, group)
-        drs_conf.CONF.set_override('retry_interval', 1, group)
+        nova.conf.CONF.set_override('max_retries', args.db_retries, group)
+        nova.conf.CONF.set_override('retry_interval', 1, group)
     try:
         compat.parse_args(argv, prog='nova-drs')
     except UnicodeDecodeError:
