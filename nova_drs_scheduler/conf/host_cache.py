@@ -47,28 +47,42 @@ OPTS = [
              'after the first one.'),
     cfg.FloatOpt(
         'background_refresh_interval',
-        default=2.0,
         min=0.0,
         max=300.0,
         help='Seconds between refreshes of the cached rows by a thread of '
              'the scheduler service itself (a green thread under eventlet), '
              'so that scheduling requests find the rows fresh and none '
-             'waits for the database. Must be less than ``max_staleness``, '
-             'with room for a refresh to finish (about 0.1 s at 1000 '
-             'compute nodes, 1 s at 10000): a request that finds rows older '
-             'than ``max_staleness``, because a background refresh is late '
-             'or failed, still refreshes them itself. 0 disables the '
-             'background refresh: the first request that finds stale rows '
-             'refreshes them. Not used when ``max_staleness`` is 0, since '
-             'every request then refreshes.'),
+             'waits for the database. Unset (the default): half of '
+             '``max_staleness``, 2.5 s with its default. A value set here '
+             'must be less than ``max_staleness``, with room for a refresh '
+             'to finish (about 0.1 s at 1000 compute nodes, 1 s at 10000): '
+             'a request that finds rows older than ``max_staleness``, '
+             'because a background refresh is late or failed, still '
+             'refreshes them itself. 0 disables the background refresh: '
+             'the first request that finds stale rows refreshes them. Not '
+             'used when ``max_staleness`` is 0, since every request then '
+             'refreshes.'),
 ]
+
+
+def refresh_interval(group) -> float:
+    """Seconds between background refreshes, 0 for none.
+
+    Unset, it follows ``max_staleness`` so that an operator who lowers the
+    bound never has to touch this option too.
+    """
+    if group.max_staleness == 0:
+        return 0.0
+    if group.background_refresh_interval is None:
+        return group.max_staleness / 2
+    return group.background_refresh_interval
 
 
 def check(conf: cfg.ConfigOpts) -> str | None:
     """Why the options cannot work together, or None."""
     group = conf.drs_host_cache
     interval = group.background_refresh_interval
-    if 0 < group.max_staleness <= interval:
+    if interval is not None and 0 < group.max_staleness <= interval:
         return ('Invalid value for option [drs_host_cache] '
                 f'background_refresh_interval: {interval:g} must be less '
                 f'than max_staleness ({group.max_staleness:g}), or 0 to '

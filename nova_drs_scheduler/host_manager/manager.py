@@ -35,6 +35,7 @@ from oslo_log import log as logging
 from oslo_service import loopingcall
 
 from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler.conf import host_cache as host_cache_conf
 from nova_drs_scheduler.host_manager import filtering
 from nova_drs_scheduler.host_manager import snapshot as snapshot_mod
 from nova_drs_scheduler.host_manager import state
@@ -175,15 +176,14 @@ class CachingHostManager(host_manager.HostManager):
         oslo.service's looping call runs in a native thread or a green
         thread, whichever backend Nova chose for the process.
         """
-        group = self._conf.drs_host_cache
-        if (self._refresher is not None or group.max_staleness == 0 or
-                group.background_refresh_interval == 0):
+        interval = host_cache_conf.refresh_interval(
+            self._conf.drs_host_cache)
+        if self._refresher is not None or interval == 0:
             return False
         self._refresher = loopingcall.DynamicLoopingCall(self.refresh_due)
-        self._refresher.start(
-            periodic_interval_max=group.background_refresh_interval)
-        LOG.info('Refreshing the cached computes every %s s in the '
-                 'background', group.background_refresh_interval)
+        self._refresher.start(periodic_interval_max=interval)
+        LOG.info('Refreshing the cached computes every %g s in the '
+                 'background', interval)
         return True
 
     def stop_refresher(self) -> None:
@@ -195,13 +195,14 @@ class CachingHostManager(host_manager.HostManager):
 
     def refresh_due(self) -> float:
         """One pass of the background refresher: refresh the enabled cells
-        whose rows are ``background_refresh_interval`` old, and return the
+        whose rows are a refresh interval old, and return the
         seconds until the next one will be.
 
         It never raises: a failure is logged and retried at the next pass,
         and requests meanwhile fall back to refreshing inline.
         """
-        interval = self._conf.drs_host_cache.background_refresh_interval
+        interval = host_cache_conf.refresh_interval(
+            self._conf.drs_host_cache)
         cells = list(self.enabled_cells)
         try:
             now = self.clock()

@@ -4,6 +4,7 @@ import time
 from unittest import mock
 
 from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler.conf import host_cache
 from nova_drs_scheduler.host_manager import manager as manager_mod
 from nova_drs_scheduler.host_manager import snapshot
 from tests.unit.host_manager import base
@@ -160,6 +161,20 @@ class OptionCheckTest(base.HostCacheTestCase):
         self.assertIn('[drs_host_cache] background_refresh_interval',
                       str(error))
         self.assertIn('max_staleness (5)', str(error))
+
+    def test_unset_follows_the_bound(self):
+        # An operator who lowers max_staleness below the interval the
+        # cache would otherwise use must not also have to set this one:
+        # the service starts, and refreshes at half the bound.
+        group = drs_conf.CONF.drs_host_cache
+        self.assertIsNone(group.background_refresh_interval)
+        for staleness, expected in ((5, 2.5), (1, 0.5), (0, 0)):
+            self.flags(max_staleness=staleness, group='drs_host_cache')
+            drs_conf.validate()
+            self.assertEqual(expected, host_cache.refresh_interval(group))
+        self.flags(max_staleness=1, background_refresh_interval=0.25,
+                   group='drs_host_cache')
+        self.assertEqual(0.25, host_cache.refresh_interval(group))
 
     def test_zero_disables_and_zero_bound_needs_none(self):
         for staleness, interval in ((5, 0), (0, 2), (5, 4.5)):
