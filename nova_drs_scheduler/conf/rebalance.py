@@ -153,6 +153,27 @@ OPTS = [
              'as source or destination, counting those planned this '
              'period.'),
     cfg.IntOpt(
+        'max_concurrent_migrations_per_violated_host',
+        default=0,
+        min=0,
+        help='Maximum number of rebalancing migrations in flight off a '
+             'violated host that one move does not bring under its '
+             'threshold, counting those planned this period: a second move '
+             'off a host that stays over after the first, while every '
+             'destination keeps ``max_concurrent_migrations_per_host``. '
+             '0 (or a value not above ``max_concurrent_migrations_per_host``)'
+             ' applies that limit to violated hosts too.'),
+    cfg.FloatOpt(
+        'arrival_reserve',
+        default=0.0,
+        help='Percentage points of CPU headroom a destination keeps, on '
+             'top of ``margin``, per instance that arrived on it by a live '
+             'migration within ``no_return_time``: a host that has just '
+             'received instances from hot hosts carries load its own '
+             'history has not seen, so further arrivals go elsewhere. '
+             '0 turns it off.',
+        **_PERCENT),
+    cfg.IntOpt(
         'max_concurrent_migrations',
         default=4,
         min=1,
@@ -274,7 +295,10 @@ def planner_config(conf) -> model.PlannerConfig:
         max_migrations_per_period=drs.max_migrations_per_period,
         max_concurrent_migrations_per_host=(
             drs.max_concurrent_migrations_per_host),
-        max_concurrent_migrations=drs.max_concurrent_migrations)
+        max_concurrent_migrations=drs.max_concurrent_migrations,
+        max_concurrent_migrations_per_violated_host=(
+            drs.max_concurrent_migrations_per_violated_host),
+        arrival_reserve=drs.arrival_reserve)
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:

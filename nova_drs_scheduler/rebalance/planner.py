@@ -80,8 +80,12 @@ class _Planner:
         self.cpu = {n: h.cpu_percent for n, h in self.hosts.items()}
         self.ram = {n: h.ram_percent for n, h in self.hosts.items()}
         self.busy = collections.Counter(snapshot.inflight_by_host)
-        #: Host name -> points its expected load is above its current one.
-        self.lag = {n: _lag(h) for n, h in self.hosts.items()}
+        #: Host name -> instances that arrived on it by a recent migration.
+        self.arrivals = collections.Counter(
+            i.host for i in snapshot.instances if i.left)
+        #: Host name -> points its outlook is above its current load: its
+        #: expected load's excess, and the arrivals' reserve.
+        self.lag = {n: self._lag(h) for n, h in self.hosts.items()}
         #: Pool key -> indexed destinations as sorted (floor score, name).
         self.order = collections.defaultdict(list)
         self.floors = {}
@@ -132,6 +136,10 @@ class _Planner:
             return verdict(True, reason), 'violated'
         return (verdict(False, reason),
                 None if host.schedulable else 'not-schedulable')
+
+    def _lag(self, host):
+        return _lag(host) + self.config.arrival_reserve * self.arrivals[
+            host.name]
 
     def _pool(self, host):
         return host.pool if self.aggregate else None
@@ -187,7 +195,9 @@ class _Planner:
         if (self.snapshot.inflight_total + len(self.moves)
                 >= cfg.max_concurrent_migrations):
             return 'limit:total'
-        if self.busy[source] >= cfg.max_concurrent_migrations_per_host:
+        if self.busy[source] >= max(
+                cfg.max_concurrent_migrations_per_host,
+                cfg.max_concurrent_migrations_per_violated_host):
             return 'limit:per-host'
         return None
 
@@ -376,10 +386,16 @@ class _Planner:
 
     def _expected(self, host) -> str:
         """Why a refused host is judged above its load, for the record."""
-        if not self.lag[host.name]:
-            return ''
-        return (f' (expected load {host.cpu_expected:.1f}% > current '
-                f'{host.cpu_percent:.1f}%)')
+        parts = []
+        if _lag(host):
+            parts.append(f'expected load {host.cpu_expected:.1f}% > current '
+                         f'{host.cpu_percent:.1f}%')
+        arrivals = self.arrivals[host.name]
+        if arrivals and self.config.arrival_reserve:
+            parts.append(f'{arrivals} recent arrival(s) reserve '
+                         f'{arrivals * self.config.arrival_reserve:.1f} '
+                         f'points')
+        return f' ({"; ".join(parts)})' if parts else ''
 
     def _apply(self, source, option, found, scored, failed):
         removal = option.removal
@@ -410,6 +426,8 @@ class _Planner:
             outlook=False)
         self.busy[source.name] += 1
         self.busy[dest] += 1
+        self.arrivals[dest] += 1
+        self.lag[dest] = self._lag(option.destination)
         self.moved.add(instance.uuid)
         self.view = dataclasses.replace(self.snapshot,
                                         planned=tuple(self.moves))
