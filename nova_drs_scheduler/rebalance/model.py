@@ -36,12 +36,10 @@ class PlannerConfig:
     max_migrations_per_period: int = 2
     max_concurrent_migrations_per_host: int = 1
     max_concurrent_migrations: int = 4
-    #: Points of headroom a destination keeps per instance that arrived on
-    #: it by a migration within the no-return time (0: none).
-    arrival_reserve: float = 0.0
-    #: Migrations at once off a violated host that one move cannot cure
-    #: (0: ``max_concurrent_migrations_per_host``, like any host).
-    max_concurrent_migrations_per_violated_host: int = 0
+    #: Migrations at once off a violated host that one move does not cure;
+    #: destinations keep ``max_concurrent_migrations_per_host`` (a value
+    #: not above it applies that limit to violated hosts too).
+    max_concurrent_migrations_per_violated_host: int = 2
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8

@@ -16,7 +16,10 @@ below hold for every policy:
   instance.  A host that has been busy is not taken for a free one on one
   quiet sample: the load it usually carries is what the move adds to;
 - blocked instances never move; the per-period, per-host and total limits
-  count migrations in flight plus those planned this period;
+  count migrations in flight plus those planned this period; a violated
+  host that one move leaves over its threshold may send up to
+  ``max_concurrent_migrations_per_violated_host`` (destinations keep the
+  per-host limit);
 - each planned move is applied to a working projection of host loads, so
   later moves of the same period see it; ``candidates()`` gets the moves
   planned so far (``Snapshot.planned``), so that Nova's server-group
@@ -80,12 +83,8 @@ class _Planner:
         self.cpu = {n: h.cpu_percent for n, h in self.hosts.items()}
         self.ram = {n: h.ram_percent for n, h in self.hosts.items()}
         self.busy = collections.Counter(snapshot.inflight_by_host)
-        #: Host name -> instances that arrived on it by a recent migration.
-        self.arrivals = collections.Counter(
-            i.host for i in snapshot.instances if i.left)
-        #: Host name -> points its outlook is above its current load: its
-        #: expected load's excess, and the arrivals' reserve.
-        self.lag = {n: self._lag(h) for n, h in self.hosts.items()}
+        #: Host name -> points its expected load is above its current one.
+        self.lag = {n: _lag(h) for n, h in self.hosts.items()}
         #: Pool key -> indexed destinations as sorted (floor score, name).
         self.order = collections.defaultdict(list)
         self.floors = {}
@@ -136,10 +135,6 @@ class _Planner:
             return verdict(True, reason), 'violated'
         return (verdict(False, reason),
                 None if host.schedulable else 'not-schedulable')
-
-    def _lag(self, host):
-        return _lag(host) + self.config.arrival_reserve * self.arrivals[
-            host.name]
 
     def _pool(self, host):
         return host.pool if self.aggregate else None
@@ -386,16 +381,10 @@ class _Planner:
 
     def _expected(self, host) -> str:
         """Why a refused host is judged above its load, for the record."""
-        parts = []
-        if _lag(host):
-            parts.append(f'expected load {host.cpu_expected:.1f}% > current '
-                         f'{host.cpu_percent:.1f}%')
-        arrivals = self.arrivals[host.name]
-        if arrivals and self.config.arrival_reserve:
-            parts.append(f'{arrivals} recent arrival(s) reserve '
-                         f'{arrivals * self.config.arrival_reserve:.1f} '
-                         f'points')
-        return f' ({"; ".join(parts)})' if parts else ''
+        if not self.lag[host.name]:
+            return ''
+        return (f' (expected load {host.cpu_expected:.1f}% > current '
+                f'{host.cpu_percent:.1f}%)')
 
     def _apply(self, source, option, found, scored, failed):
         removal = option.removal
@@ -426,8 +415,6 @@ class _Planner:
             outlook=False)
         self.busy[source.name] += 1
         self.busy[dest] += 1
-        self.arrivals[dest] += 1
-        self.lag[dest] = self._lag(option.destination)
         self.moved.add(instance.uuid)
         self.view = dataclasses.replace(self.snapshot,
                                         planned=tuple(self.moves))

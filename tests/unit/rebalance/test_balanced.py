@@ -458,10 +458,17 @@ class BalancedChoiceTest(testtools.TestCase):
         self.assertEqual(['i0', 'i1'], self.moved_until_cured(100.5, 2.0)[0])
 
     def test_stops_when_source_reaches_its_limit(self):
-        hosts = [h.host('hot', 99.0, counter=3), h.host('a', 0.0),
+        # 109%: two 10-point moves leave it at 89%, still over.
+        hosts = [h.host('hot', 109.0, counter=3), h.host('a', 0.0),
                  h.host('b', 0.0)]
         instances = [h.instance(f'i{n}', 'hot', 1.0) for n in range(5)]
-        result = plan(hosts, instances)
+        result = plan(hosts, instances, max_migrations_per_period=3)
+        self.assertEqual(2, len(result.moves))
+        self.assertIn('still projected over after 2 move(s)',
+                      result.notes[0])
+        self.assertIn('limit:per-host', result.notes[0])
+        result = plan(hosts, instances,
+                      max_concurrent_migrations_per_violated_host=1)
         self.assertEqual(1, len(result.moves))
         self.assertIn('still projected over after 1 move(s)',
                       result.notes[0])

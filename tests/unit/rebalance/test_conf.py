@@ -11,6 +11,7 @@ OPTION_NAMES = {
     'ram_threshold', 'window', 'stabilization', 'policy', 'margin',
     'min_improvement', 'max_migrations_per_period',
     'max_concurrent_migrations_per_host', 'max_concurrent_migrations',
+    'max_concurrent_migrations_per_violated_host',
     'instance_cooldown', 'metrics_source', 'static_metrics_file',
     'rebalance_interval', 'instance_metrics_timeout'}
 
@@ -35,6 +36,7 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                    margin=5.0, min_improvement=1.0,
                    max_migrations_per_period=3,
                    max_concurrent_migrations_per_host=2,
+                   max_concurrent_migrations_per_violated_host=3,
                    max_concurrent_migrations=8, group='drs')
         self.assertEqual(
             model.PlannerConfig(
@@ -42,6 +44,7 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                 cpu_threshold=70.0, ram_threshold=85.0, stabilization=2,
                 margin=5.0, min_improvement=1.0, max_migrations_per_period=3,
                 max_concurrent_migrations_per_host=2,
+                max_concurrent_migrations_per_violated_host=3,
                 max_concurrent_migrations=8),
             rebalance.planner_config(conf.CONF))
 

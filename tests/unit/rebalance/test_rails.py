@@ -124,7 +124,8 @@ class RailsTest(testtools.TestCase):
         instances = [h.instance('i1', 'hot', 1.0),
                      h.instance('i2', 'busy-src', 1.0)]
         result = self.plan(hosts, instances,
-                           inflight_by_host={'busy-src': 1, 'busy-dst': 1})
+                           inflight_by_host={'busy-src': 1, 'busy-dst': 1},
+                           max_concurrent_migrations_per_violated_host=1)
         self.assertEqual([('i1', 'ok')],
                          [(m.instance, m.destination) for m in result.moves])
         rejected = {r.subject: r for r in result.moves[0].rejected}
