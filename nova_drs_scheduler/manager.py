@@ -3,11 +3,13 @@
 ``select_destinations`` is Nova's; its placement client hands out
 allocation requests that copy fast (``allocation_requests``), and the
 ``OWNER_NOVA`` trait comes from cached service rows when they can tell
-(``owner_trait``) instead of a query to every cell.  Once the service
-starts, the host manager refreshes its rows in a thread of its own
-(``init_host``) until the service stops.  A periodic task runs
-one rebalance period every ``[drs] rebalance_interval`` seconds; tests and
-the CLI call :meth:`DRSSchedulerManager.run_rebalance` directly.
+(``owner_trait``) instead of a query to every cell; requests in flight
+are counted, so that a rebalance period gives way to them
+(``inflight``).  Once the service starts, the host manager refreshes its
+rows in a thread of its own (``init_host``) until the service stops.  A
+periodic task runs one rebalance period every ``[drs] rebalance_interval``
+seconds; tests and the CLI call
+:meth:`DRSSchedulerManager.run_rebalance` directly.
 
 Nova evaluates ``@periodic_task(spacing=...)`` when this module is imported,
 which may be before nova.conf is parsed.  The decorator therefore carries a
@@ -23,6 +25,7 @@ from oslo_service import periodic_task
 from nova_drs_scheduler import allocation_requests
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import host_manager
+from nova_drs_scheduler import inflight
 from nova_drs_scheduler import owner_trait
 from nova_drs_scheduler.rebalance import coordination
 from nova_drs_scheduler.rebalance import leader
@@ -62,10 +65,13 @@ class DRSSchedulerManager(manager.SchedulerManager):
             spec_obj = objects.RequestSpec.from_primitives(
                 context, request_spec, filter_properties)
         owner_trait.require_if_all_upgraded(spec_obj, self.host_manager)
-        return super().select_destinations(
-            context, spec_obj=spec_obj, instance_uuids=instance_uuids,
-            return_objects=return_objects,
-            return_alternates=return_alternates)
+        # Counted in flight: a rebalance period running meanwhile gives
+        # way at its next pacing point (``inflight``).
+        with inflight.REQUESTS.request():
+            return super().select_destinations(
+                context, spec_obj=spec_obj, instance_uuids=instance_uuids,
+                return_objects=return_objects,
+                return_alternates=return_alternates)
 
     @property
     def placement_client(self):

@@ -21,7 +21,9 @@ period being a warm-up that is not counted:
 - snapshot: ``live.build_snapshot``;
 - plan: recommendations, ``planner.plan`` with Nova's filters and
   placement as candidates;
-- record: the decision record and windows stored in the DRS database.
+- record: the decision record and windows stored in the DRS database;
+- garbage collection: Python's collector, inside whichever phase it
+  interrupted (also counted there).
 
 The leader check is stubbed (one scheduler).  Usage::
 
@@ -36,6 +38,7 @@ import bench_host_manager as hosts_bench  # noqa: I001
 import argparse  # noqa: E402
 import collections  # noqa: E402
 import contextlib  # noqa: E402
+import cProfile  # noqa: E402
 import datetime  # noqa: E402
 import gc  # noqa: E402
 import random  # noqa: E402
@@ -75,7 +78,7 @@ PHASES = ('read', 'metrics', 'snapshot', 'plan', 'record')
 #: so the same benchmark measures an older version (doc/benchmarks.md).
 #: Rows after the phases: placement is part of plan.
 TOTALS = ('other', 'period', 'placement', 'host cache refresh',
-          'period without both')
+          'period without both', 'garbage collection')
 #: The in-process placement service's handling of the allocation
 #: candidates queries (part of *plan*).
 #: The caching host manager's refresh of the rows changed since its last
@@ -116,8 +119,43 @@ def parse_args():
                         help='share of hosts over the CPU threshold')
     parser.add_argument('--periods', type=int, default=5,
                         help='periods measured per N (after a warm-up)')
+    parser.add_argument('--profile', metavar='FILE',
+                        help='write a cProfile of the measured periods of '
+                             'the last size to FILE (pstats format); '
+                             'profiling slows them, so their times mean '
+                             'less')
     hosts_bench.add_db_argument(parser)
     return parser.parse_args()
+
+
+class GcClock:
+    """Time Python's garbage collector spends inside the period, whichever
+    phase it interrupts (``gc.callbacks``): a full collection walks every
+    live object, so it costs more in a larger process, and lands in the
+    phase that happens to allocate when it is due."""
+
+    def __init__(self):
+        self.spent = self.cpu = 0.0
+        self._started = None
+
+    def __call__(self, phase, _info):
+        if phase == 'start':
+            self._started = (time.perf_counter(), time.process_time())
+        elif self._started is not None:
+            self.spent += time.perf_counter() - self._started[0]
+            self.cpu += time.process_time() - self._started[1]
+            self._started = None
+
+    def clear(self):
+        self.spent = self.cpu = 0.0
+
+    @contextlib.contextmanager
+    def installed(self):
+        gc.callbacks.append(self)
+        try:
+            yield self
+        finally:
+            gc.callbacks.remove(self)
 
 
 def report_cpu(cell_url, names, hot):
@@ -178,25 +216,36 @@ def run_size(args, workdir, size):
         # Inside plan, a clock of its own: a deployment spends it in the
         # placement service, not in the scheduler.
         placement_clock = hosts_bench.CallClock(INSIDE_PLAN)
+        profiler = cProfile.Profile() if args.profile else None
+        collector = GcClock()
         with counted() as counts, clock.installed(), \
-                placement_clock.installed(), instant_diagnostics(pushed):
+                placement_clock.installed(), collector.installed(), \
+                instant_diagnostics(pushed):
             for period in range(args.periods + 1):
                 report_cpu(cell_url, names, hot)
                 clock.clear()
                 placement_clock.clear()
                 gc.collect()  # Untimed: earlier garbage is not ours.
+                collector.clear()
                 cpu, total = time.process_time(), time.perf_counter()
-                manager.run_rebalance(ctxt)
+                if profiler is not None and period:
+                    profiler.runcall(manager.run_rebalance, ctxt)
+                else:
+                    manager.run_rebalance(ctxt)
                 cpu = time.process_time() - cpu
                 total = time.perf_counter() - total
                 if not period:
                     counts.clear()
                     continue  # Warm-up: imports, caches, first samples.
                 samples['period'].append((total, cpu))
+                samples['garbage collection'].append(
+                    (collector.spent, collector.cpu))
                 add_samples(samples, clock, total, cpu, 'other')
                 add_samples(samples, placement_clock, total, cpu,
                             'period without both')
     hosts_bench.drop_cell(cell)
+    if profiler is not None:
+        profiler.dump_stats(args.profile)
     return {'size': size, 'setup': setup, 'hot': len(hot),
             'instances': sum(len(v) for v in pushed.values()),
             'samples': samples,

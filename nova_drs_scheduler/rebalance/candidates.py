@@ -33,6 +33,7 @@ from nova.scheduler import request_filter
 from nova.scheduler import utils as scheduler_utils
 from oslo_log import log as logging
 
+from nova_drs_scheduler import inflight
 from nova_drs_scheduler.rebalance import model
 
 LOG = logging.getLogger(__name__)
@@ -88,6 +89,7 @@ class LiveCandidates:
             for state in states:
                 instances_after(state, planned)
         for filter_ in self.host_manager.enabled_filters:
+            inflight.give_way()
             passed = self.host_manager.filter_handler.get_filtered_objects(
                 [filter_], states, spec, 0)
             passed = list(passed or ())
@@ -127,8 +129,9 @@ class LiveCandidates:
         if by_provider:
             all_states = self.host_manager.get_host_states_by_uuids(
                 self.context, providers, spec)
-            for state in all_states:
-                if state.host in names and state.uuid in by_provider:
+            wanted = set(names)
+            for state in inflight.paced(all_states):
+                if state.host in wanted and state.uuid in by_provider:
                     state.allocation_candidates = copy.deepcopy(
                         by_provider[state.uuid])
                     states.append(state)

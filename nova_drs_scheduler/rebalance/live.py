@@ -1,7 +1,9 @@
 """The planner's Snapshot, built from live Nova state.
 
-:func:`read_cloud` reads every enabled cell's compute nodes and services,
-the aggregates and the recent migrations; :func:`read_instances` then reads
+:func:`read_cloud` reads every enabled cell's compute nodes and services
+(only the columns a period uses, as plain rows: parsing 1000s of them into
+Nova objects cost most of a period's read), the aggregates and the recent
+migrations; :func:`read_instances` then reads
 only the instances a period can use: those of the hosts over their
 threshold (the only sources), plus the few named by migrations and open
 recommendations.  Database reads only: nothing here calls another service
@@ -13,14 +15,18 @@ planner's :class:`~.model.Snapshot`.
 
 import dataclasses
 import datetime
+from collections.abc import Mapping
 
 from nova import context as nova_context
 from nova import objects
 from nova.compute import vm_states
+from nova.db.main import api as main_db_api
+from nova.db.main import models
 from oslo_log import log as logging
 from oslo_utils import strutils
 from oslo_utils import timeutils
 
+from nova_drs_scheduler import inflight
 from nova_drs_scheduler import log_once
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import model
@@ -32,6 +38,19 @@ INSTANCE_OPT_OUT = 'drs_exclude'
 FLAVOR_OPT_OUT = 'drs:exclude'
 #: Pool of hosts an aggregate puts in global mode under ``mode=aggregate``.
 GLOBAL_POOL = '(global)'
+#: Hosts (or instance uuids) per instance query; requests in flight get
+#: their turn between two (:mod:`~nova_drs_scheduler.inflight`).
+READ_SLICE = 10
+
+
+#: The compute node columns a period uses (:func:`host_snapshot`, the
+#: nova source's ``node_sample``).
+NODE_COLUMNS = ('host', 'hypervisor_hostname', 'vcpus', 'memory_mb',
+                'metrics')
+#: The service columns a period uses: ``disabled``, and what Nova's
+#: servicegroup drivers read to tell whether it is up.
+SERVICE_COLUMNS = ('host', 'binary', 'topic', 'disabled', 'forced_down',
+                   'created_at', 'updated_at', 'last_seen_up')
 
 
 @dataclasses.dataclass
@@ -39,8 +58,11 @@ class HostRows:
     """One compute host as Nova records it."""
 
     name: str
+    #: A row of :data:`NODE_COLUMNS`, read by attribute.
     node: object
-    service: object
+    #: {column: value} of :data:`SERVICE_COLUMNS`, as
+    #: ``ServiceGroupAPI.service_is_up`` takes it.
+    service: Mapping
     cell: object
     up: bool
     aggregates: list
@@ -71,12 +93,10 @@ def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
     hosts, migrations = {}, []
     for cell in cells:
         with nova_context.target_cell(context, cell) as cctxt:
-            nodes = objects.ComputeNodeList.get_all(cctxt)
-            services = {service.host: service for service in
-                        objects.ServiceList.get_by_binary(
-                            cctxt, 'nova-compute', include_disabled=True)}
+            nodes, services = _host_rows(cctxt)
             migrations.extend(recent_migrations(cctxt, since))
-        for node in sorted(nodes, key=lambda node: node.hypervisor_hostname):
+        for node in inflight.paced(sorted(
+                nodes, key=lambda node: node.hypervisor_hostname)):
             service = services.get(node.host)
             if service is None or node.host in hosts:
                 continue  # No service yet, or a second node (ironic).
@@ -85,6 +105,20 @@ def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
                 servicegroup_api.service_is_up(service),
                 by_host.get(node.host, []))
     return Cloud(hosts, {}, migrations)
+
+
+@main_db_api.pick_context_manager_reader
+def _host_rows(context) -> tuple[list, dict]:
+    """``(compute node rows, {host: service mapping})`` of one cell, live
+    rows only, in one transaction."""
+    node, service = models.ComputeNode, models.Service
+    nodes = context.session.query(
+        *(getattr(node, name) for name in NODE_COLUMNS)).filter(
+        node.deleted == 0).all()
+    services = context.session.query(
+        *(getattr(service, name) for name in SERVICE_COLUMNS)).filter(
+        service.deleted == 0, service.binary == 'nova-compute').all()
+    return nodes, {row.host: dict(row._mapping) for row in services}
 
 
 def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
@@ -108,9 +142,12 @@ def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
         found = []
         with nova_context.target_cell(context, cell) as cctxt:
             for key, values in (('host', names), ('uuid', uuids)):
-                if values:
+                # In slices, so that requests get their turn in between.
+                for start in range(0, len(values), READ_SLICE):
+                    inflight.give_way()
                     found.extend(objects.InstanceList.get_by_filters(
-                        cctxt, {key: values, 'deleted': False},
+                        cctxt, {key: values[start:start + READ_SLICE],
+                                'deleted': False},
                         expected_attrs=['flavor', 'metadata']))
         for instance in found:
             if instance.host in cloud.hosts:
@@ -168,7 +205,7 @@ def needs_attention(cloud: Cloud) -> dict:
 
 def schedulable(rows: HostRows) -> bool:
     """Disabled (e.g. for maintenance), forced down or down: no new load."""
-    return rows.up and not rows.service.disabled
+    return rows.up and not rows.service['disabled']
 
 
 def opt_out(instance) -> str | None:
@@ -268,7 +305,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
     """
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
                                  config)
-             for name, rows in sorted(cloud.hosts.items())}
+             for name, rows in inflight.paced(sorted(cloud.hosts.items()))}
     migrations = executor.migration_state(
         cloud.migrations, timeutils.utcnow(), cooldown, quarantine,
         no_return)

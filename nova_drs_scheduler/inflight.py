@@ -1,0 +1,76 @@
+"""Scheduling requests in flight, and background work that gives way.
+
+A rebalance period is long pure-Python work in the scheduler's process.
+In native threading mode it shares the GIL with ``select_destinations``,
+which then runs at about half speed; under eventlet it holds the hub until
+it does I/O, which SQLite never does, so a request waits for the whole
+period.  The manager counts the requests in flight (:data:`REQUESTS`); the
+period calls :func:`give_way` at cheap points (:func:`paced`), which
+always lets other threads run once and, while a request is in flight,
+sleeps in short steps until none is, for at most ``limit`` seconds per
+call, so that a period under a steady stream of requests still ends.
+
+``time.sleep`` is looked up at each call: eventlet's monkey patching
+replaces it with a green sleep, so the same code yields in either mode.
+"""
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterable
+from collections.abc import Iterator
+
+#: Seconds between two looks at the requests in flight while one is.
+STEP = 0.002
+#: Longest pause at one point (seconds).
+LIMIT = 0.2
+#: Items of a paced loop between two points.
+EVERY = 50
+
+
+class InFlight:
+    """How many requests run now; thread-safe (and green-thread-safe)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def request(self) -> Iterator[None]:
+        """Count one request for as long as the block runs."""
+        with self._lock:
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+
+#: The scheduler process's requests (one manager per process).
+REQUESTS = InFlight()
+
+
+def give_way(requests: InFlight = REQUESTS, step: float = STEP,
+             limit: float = LIMIT) -> float:
+    """Let other threads run; while requests are in flight, sleep until
+    none is or ``limit`` seconds passed.  Returns the seconds waited."""
+    time.sleep(0)
+    waited = 0.0
+    while requests.count and waited < limit:
+        time.sleep(step)
+        waited += step
+    return waited
+
+
+def paced(items: Iterable, every: int = EVERY,
+          requests: InFlight = REQUESTS) -> Iterator:
+    """``items``, with :func:`give_way` before every ``every``-th one."""
+    for count, item in enumerate(items, 1):
+        if count % every == 0:
+            give_way(requests)
+        yield item
