@@ -23,7 +23,9 @@ per scheduler on the real clock, while the rows change at a real cloud's
 pace, and reports percentiles: stock, ours refreshing inline (the request
 that finds stale rows reads them) and ours refreshing in the background.
 ``--measure period`` times ours between and during rebalance periods run
-back to back in another thread of the same process. ``--concurrency``
+back to back in another thread of the same process, the periods giving way
+to requests in flight or not (turned off: as before they could).
+``--concurrency``
 picks native threads (Nova 34's default) or eventlet. Usage::
 
     tools/bench_host_manager.py --nodes 100 1000 5000
@@ -88,6 +90,7 @@ from placement import db_api as placement_db  # noqa: E402
 from placement.db.sqlalchemy import models as placement_models  # noqa
 
 import nova_drs_scheduler.conf  # noqa: E402
+from nova_drs_scheduler import inflight  # noqa: E402
 from nova_drs_scheduler import service as drs_service  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 
@@ -717,28 +720,38 @@ def write_static_metrics(path, nodes, size):
         jsonutils.dump({'hosts': hosts, 'instances': {}}, handle)
 
 
+#: ``--measure period``'s conditions, in the order their blocks alternate.
+QUIET, GIVING_WAY, NOT_GIVING_WAY = (
+    'quiet', 'during periods', 'during periods, not giving way')
+
+
 def measure_period(ctxt, scheduler, placement, writer, requests):
     """Percentiles of ours without and during rebalance periods.
 
-    Blocks of ``PERIOD_BLOCK`` requests alternate between the two, so that
-    the machine's load weighs on both alike.
+    Blocks of ``PERIOD_BLOCK`` requests alternate between the conditions,
+    so that the machine's load weighs on all alike: no period running;
+    periods running, giving way to requests in flight (``inflight``); and
+    periods running with giving way turned off (as before it existed).
     """
     loop = PeriodLoop(ctxt, scheduler)
-    samples = {'quiet': [], 'during periods': []}
+    samples = {QUIET: [], GIVING_WAY: [], NOT_GIVING_WAY: []}
     for _ in range(WARMUP):
         timed_select(ctxt, scheduler, placement)
-    while len(samples['during periods']) < requests:
+    while len(samples[GIVING_WAY]) < requests:
         for name in samples:
-            if name == 'during periods':
-                loop.start()
-                # Let the period get going before timing requests.
-                time.sleep(0.05)
-            for _ in range(PERIOD_BLOCK):
-                writer.catch_up()
-                samples[name].append(timed_select(ctxt, scheduler,
-                                                  placement))
-            if name == 'during periods':
-                loop.stop()
+            with contextlib.ExitStack() as stack:
+                if name == NOT_GIVING_WAY:
+                    stack.enter_context(unittest.mock.patch.object(
+                        inflight, 'give_way', lambda *args: 0.0))
+                if name != QUIET:
+                    loop.start()
+                    stack.callback(loop.stop)
+                    # Let the period get going before timing requests.
+                    time.sleep(0.05)
+                for _ in range(PERIOD_BLOCK):
+                    writer.catch_up()
+                    samples[name].append(timed_select(ctxt, scheduler,
+                                                      placement))
     result = {name: percentiles_ms(values)
               for name, values in samples.items()}
     durations = loop.durations or [0.0]
@@ -837,7 +850,7 @@ def period_rows(results):
     for r in results:
         period = r['period']
         quiet = period['quiet']
-        for name in ('quiet', 'during periods'):
+        for name in (QUIET, GIVING_WAY, NOT_GIVING_WAY):
             p = period[name]
             rows.append([r['size'], name, p['p50'], p['p95'], p['p99'],
                          p['max'], p['p50'] / quiet['p50'],
