@@ -1,16 +1,19 @@
 """The planner's Snapshot, built from live Nova state.
 
 :func:`read_cloud` reads every enabled cell's compute nodes and services
-(only the columns a period uses, as plain rows: parsing 1000s of them into
-Nova objects cost most of a period's read), the aggregates and the recent
-migrations; :func:`read_instances` then reads
-only the instances a period can use: those of the hosts over their
-threshold (the only sources), plus the few named by migrations and open
-recommendations.  Database reads only: nothing here calls another service
-over RPC, so the reads may run under ``target_cell`` (§0.4 of the
-integration notes).  :func:`build_snapshot` then turns those rows, the
-metric windows' verdicts and the instances' measured loads into the
-planner's :class:`~.model.Snapshot`.
+(only the columns a period uses, as plain rows: parsing thousands of them
+into Nova objects was most of a period's read), the aggregates and the
+recent migrations; :func:`read_instances` then reads only the instances a
+period can use: those of the hosts over their threshold (the only
+sources), plus the few named by migrations and open recommendations, a
+few hosts per query so that requests in flight get their turn in between
+(an instance that changes host between two of those queries may be left
+out of that period, as one created just after the read is).  Database
+reads only: nothing here calls another service over RPC, so the reads may
+run under ``target_cell`` (§0.4 of the integration notes).
+:func:`build_snapshot` then turns those rows, the metric windows' verdicts
+and the instances' measured loads into the planner's
+:class:`~.model.Snapshot`.
 """
 
 import dataclasses
