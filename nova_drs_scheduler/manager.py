@@ -5,7 +5,7 @@ allocation requests that copy fast (``allocation_requests``), and the
 ``OWNER_NOVA`` trait comes from cached service rows when they can tell
 (``owner_trait``) instead of a query to every cell; requests in flight
 are counted, so that a rebalance period gives way to them
-(``inflight``).  Once the service starts, the host manager refreshes its
+(``pacing``).  Once the service starts, the host manager refreshes its
 rows in a thread of its own (``init_host``) until the service stops.  A
 periodic task runs one rebalance period every ``[drs] rebalance_interval``
 seconds; tests and the CLI call
@@ -25,8 +25,8 @@ from oslo_service import periodic_task
 from nova_drs_scheduler import allocation_requests
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import host_manager
-from nova_drs_scheduler import inflight
 from nova_drs_scheduler import owner_trait
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler.rebalance import coordination
 from nova_drs_scheduler.rebalance import leader
 from nova_drs_scheduler.rebalance import rebalancer
@@ -66,8 +66,8 @@ class DRSSchedulerManager(manager.SchedulerManager):
                 context, request_spec, filter_properties)
         owner_trait.require_if_all_upgraded(spec_obj, self.host_manager)
         # Counted in flight: a rebalance period running meanwhile gives
-        # way at its next pacing point (``inflight``).
-        with inflight.REQUESTS.request():
+        # way at its next pacing point (``pacing``).
+        with pacing.REQUESTS.request():
             return super().select_destinations(
                 context, spec_obj=spec_obj, instance_uuids=instance_uuids,
                 return_objects=return_objects,

@@ -94,9 +94,9 @@ from nova_drs_scheduler import service as drs_service  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 
 try:  # Older code, measured side by side, has no pacing.
-    from nova_drs_scheduler import inflight  # noqa: E402
+    from nova_drs_scheduler import pacing  # noqa: E402
 except ImportError:
-    inflight = None
+    pacing = None
 
 CONF = nova_drs_scheduler.conf.CONF
 REPEATS = {100: 21, 1000: 11, 5000: 5, 10000: 3}
@@ -734,12 +734,12 @@ def measure_period(ctxt, scheduler, placement, writer, requests):
 
     Blocks of ``PERIOD_BLOCK`` requests alternate between the conditions,
     so that the machine's load weighs on all alike: no period running;
-    periods running, giving way to requests in flight (``inflight``); and
+    periods running, giving way to requests in flight (``pacing``); and
     periods running with giving way turned off (as before it existed).
     """
     loop = PeriodLoop(ctxt, scheduler)
     samples = {QUIET: [], GIVING_WAY: []}
-    if inflight is not None:
+    if pacing is not None:
         samples[NOT_GIVING_WAY] = []
     for _ in range(WARMUP):
         timed_select(ctxt, scheduler, placement)
@@ -748,7 +748,7 @@ def measure_period(ctxt, scheduler, placement, writer, requests):
             with contextlib.ExitStack() as stack:
                 if name == NOT_GIVING_WAY:
                     stack.enter_context(unittest.mock.patch.object(
-                        inflight, 'give_way', lambda *args: 0.0))
+                        pacing, 'give_way', lambda *args: 0.0))
                 if name != QUIET:
                     loop.start()
                     stack.callback(loop.stop)

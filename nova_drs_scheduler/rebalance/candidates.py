@@ -33,7 +33,7 @@ from nova.scheduler import request_filter
 from nova.scheduler import utils as scheduler_utils
 from oslo_log import log as logging
 
-from nova_drs_scheduler import inflight
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler.rebalance import model
 
 LOG = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ class LiveCandidates:
             for state in states:
                 instances_after(state, planned)
         for filter_ in self.host_manager.enabled_filters:
-            inflight.give_way()
+            pacing.give_way()
             passed = self.host_manager.filter_handler.get_filtered_objects(
                 [filter_], states, spec, 0)
             passed = list(passed or ())
@@ -130,7 +130,7 @@ class LiveCandidates:
             all_states = self.host_manager.get_host_states_by_uuids(
                 self.context, providers, spec)
             wanted = set(names)
-            for state in inflight.paced(all_states):
+            for state in pacing.paced(all_states):
                 if state.host in wanted and state.uuid in by_provider:
                     state.allocation_candidates = copy.deepcopy(
                         by_provider[state.uuid])

@@ -29,8 +29,8 @@ from oslo_log import log as logging
 from oslo_utils import strutils
 from oslo_utils import timeutils
 
-from nova_drs_scheduler import inflight
 from nova_drs_scheduler import log_once
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import model
 
@@ -42,7 +42,7 @@ FLAVOR_OPT_OUT = 'drs:exclude'
 #: Pool of hosts an aggregate puts in global mode under ``mode=aggregate``.
 GLOBAL_POOL = '(global)'
 #: Hosts (or instance uuids) per instance query; requests in flight get
-#: their turn between two (:mod:`~nova_drs_scheduler.inflight`).
+#: their turn between two (:mod:`~nova_drs_scheduler.pacing`).
 READ_SLICE = 10
 
 
@@ -98,7 +98,7 @@ def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
         with nova_context.target_cell(context, cell) as cctxt:
             nodes, services = _host_rows(cctxt)
             migrations.extend(recent_migrations(cctxt, since))
-        for node in inflight.paced(sorted(
+        for node in pacing.paced(sorted(
                 nodes, key=lambda node: node.hypervisor_hostname)):
             service = services.get(node.host)
             if service is None or node.host in hosts:
@@ -147,7 +147,7 @@ def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
             for key, values in (('host', names), ('uuid', uuids)):
                 # In slices, so that requests get their turn in between.
                 for start in range(0, len(values), READ_SLICE):
-                    inflight.give_way()
+                    pacing.give_way()
                     found.extend(objects.InstanceList.get_by_filters(
                         cctxt, {key: values[start:start + READ_SLICE],
                                 'deleted': False},
@@ -308,7 +308,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
     """
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
                                  config)
-             for name, rows in inflight.paced(sorted(cloud.hosts.items()))}
+             for name, rows in pacing.paced(sorted(cloud.hosts.items()))}
     migrations = executor.migration_state(
         cloud.migrations, timeutils.utcnow(), cooldown, quarantine,
         no_return)

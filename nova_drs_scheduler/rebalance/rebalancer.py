@@ -20,7 +20,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
-from nova_drs_scheduler import inflight
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler.conf import rebalance as rebalance_conf
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
@@ -292,7 +292,7 @@ class Rebalancer:
             timeutils.utcnow() - datetime.timedelta(seconds=horizon))
         settings = {}
         levels = {}
-        for name, rows in inflight.paced(cloud.hosts.items()):
+        for name, rows in pacing.paced(cloud.hosts.items()):
             found = aggregate_settings.host_settings(
                 name, rows.aggregates, config)
             levels[name] = found.automation or drs.automation

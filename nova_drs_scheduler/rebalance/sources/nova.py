@@ -38,7 +38,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import deadline
-from nova_drs_scheduler import inflight
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler import utilization
 from nova_drs_scheduler.rebalance.metrics import HostSample
 from nova_drs_scheduler.rebalance.sources import base
@@ -71,7 +71,7 @@ class NovaSource(base.MetricsSource):
 
     def host_samples_of(self, context, hosts):
         samples = {name: node_sample(rows.node)
-                   for name, rows in inflight.paced(hosts.items())}
+                   for name, rows in pacing.paced(hosts.items())}
         return {name: sample for name, sample in samples.items()
                 if sample is not None}
 

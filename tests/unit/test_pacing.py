@@ -6,19 +6,19 @@ import fixtures
 import testtools
 from nova.scheduler import manager as nova_manager
 
-from nova_drs_scheduler import inflight
 from nova_drs_scheduler import manager
+from nova_drs_scheduler import pacing
 
 
 class GiveWayTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.requests = inflight.InFlight()
+        self.requests = pacing.InFlight()
         self.sleep = self.useFixture(fixtures.MockPatch('time.sleep')).mock
 
     def test_no_request_yields_once_without_waiting(self):
-        self.assertEqual(0.0, inflight.give_way(self.requests))
+        self.assertEqual(0.0, pacing.give_way(self.requests))
         self.assertEqual([mock.call(0)], self.sleep.call_args_list)
 
     def test_waits_in_steps_until_the_requests_end(self):
@@ -33,7 +33,7 @@ class GiveWayTest(testtools.TestCase):
                 if request is not None:
                     request.__exit__(None, None, None)
         self.sleep.side_effect = sleep
-        waited = inflight.give_way(self.requests, step=0.01, limit=1)
+        waited = pacing.give_way(self.requests, step=0.01, limit=1)
         self.assertEqual(0, self.requests.count)
         self.assertEqual([mock.call(0)] + [mock.call(0.01)] * 3,
                          self.sleep.call_args_list)
@@ -41,7 +41,7 @@ class GiveWayTest(testtools.TestCase):
 
     def test_bounded_while_a_request_never_ends(self):
         with self.requests.request():
-            waited = inflight.give_way(self.requests, step=0.01, limit=0.1)
+            waited = pacing.give_way(self.requests, step=0.01, limit=0.1)
         self.assertAlmostEqual(0.1, waited)
         self.assertEqual(11, self.sleep.call_count)  # One 0, ten steps.
 
@@ -53,8 +53,8 @@ class GiveWayTest(testtools.TestCase):
         self.assertEqual(0, self.requests.count)
 
     def test_paced_gives_way_every_nth_item(self):
-        with mock.patch.object(inflight, 'give_way') as give_way:
-            self.assertEqual(list(range(7)), list(inflight.paced(
+        with mock.patch.object(pacing, 'give_way') as give_way:
+            self.assertEqual(list(range(7)), list(pacing.paced(
                 range(7), every=3, requests=self.requests)))
         self.assertEqual([mock.call(self.requests)] * 2,
                          give_way.call_args_list)
@@ -66,13 +66,13 @@ class ManagerCountsRequestsTest(testtools.TestCase):
         seen = []
 
         def nova_select(_self, context, **kwargs):
-            seen.append(inflight.REQUESTS.count)
+            seen.append(pacing.REQUESTS.count)
             raise RuntimeError('no valid host')
 
         scheduler = manager.DRSSchedulerManager.__new__(
             manager.DRSSchedulerManager)
         scheduler.host_manager = mock.Mock()
-        before = inflight.REQUESTS.count
+        before = pacing.REQUESTS.count
         with mock.patch.object(nova_manager.SchedulerManager,
                                'select_destinations', nova_select), \
                 mock.patch('nova_drs_scheduler.owner_trait.'
@@ -80,4 +80,4 @@ class ManagerCountsRequestsTest(testtools.TestCase):
             with testtools.ExpectedException(RuntimeError):
                 scheduler.select_destinations(None, spec_obj=mock.Mock())
         self.assertEqual([before + 1], seen)
-        self.assertEqual(before, inflight.REQUESTS.count)
+        self.assertEqual(before, pacing.REQUESTS.count)
