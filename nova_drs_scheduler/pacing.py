@@ -60,11 +60,11 @@ def give_way(requests: InFlight = REQUESTS, step: float = STEP,
     """Let other threads run; while requests are in flight, sleep until
     none is or ``limit`` seconds passed.  Returns the seconds waited."""
     time.sleep(0)
-    waited = 0.0
-    while requests.count and waited < limit:
+    steps = 0
+    while requests.count and steps < round(limit / step):
         time.sleep(step)
-        waited += step
-    return waited
+        steps += 1
+    return steps * step
 
 
 def paced(items: Iterable, every: int = EVERY,
