@@ -26,6 +26,7 @@ from nova.compute import vm_states
 from nova.db.main import api as main_db_api
 from nova.db.main import models
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 from oslo_utils import strutils
 from oslo_utils import timeutils
 
@@ -71,15 +72,35 @@ class HostRows:
     aggregates: list
 
 
+@dataclasses.dataclass(frozen=True)
+class InstanceFacts:
+    """What a period needs of an instance's flavor and metadata.
+
+    Read as plain values (:func:`_facts`): Nova's Instance objects with
+    their flavor and metadata loaded cost most of a period's read.
+    """
+
+    vcpus: int
+    memory_mb: int
+    #: The flavor's ``drs:exclude`` extra spec, None when unset.
+    flavor_opt_out: str | None = None
+    #: The instance's ``drs_exclude`` metadata, None when unset.
+    instance_opt_out: str | None = None
+
+
 @dataclasses.dataclass
 class Cloud:
     """Everything one period reads from Nova's databases."""
 
     hosts: dict
     #: {instance uuid: (Instance, CellMapping)}, as :func:`read_instances`
-    #: filled it.
+    #: filled it.  The Instance objects have neither flavor nor metadata
+    #: loaded (an access loads them, one query each); :attr:`facts` has
+    #: what a period uses of them.
     instances: dict
     migrations: list
+    #: {instance uuid: InstanceFacts} of :attr:`instances`.
+    facts: dict = dataclasses.field(default_factory=dict)
 
 
 def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
@@ -142,19 +163,51 @@ def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
                        and cloud.hosts[name].cell.uuid == cell.uuid)
         if not names and not uuids:
             continue
-        found = []
         with nova_context.target_cell(context, cell) as cctxt:
             for key, values in (('host', names), ('uuid', uuids)):
                 # In slices, so that requests get their turn in between.
                 for start in range(0, len(values), READ_SLICE):
                     pacing.give_way()
-                    found.extend(objects.InstanceList.get_by_filters(
-                        cctxt, {key: values[start:start + READ_SLICE],
-                                'deleted': False},
-                        expected_attrs=['flavor', 'metadata']))
-        for instance in found:
-            if instance.host in cloud.hosts:
-                cloud.instances[instance.uuid] = (instance, cell)
+                    found = [instance for instance in
+                             objects.InstanceList.get_by_filters(
+                                 cctxt, {key: values[start:start + READ_SLICE],
+                                         'deleted': False},
+                                 expected_attrs=[])
+                             if instance.host in cloud.hosts]
+                    facts = _facts(cctxt, [i.uuid for i in found])
+                    for instance in found:
+                        if instance.uuid in facts:  # Else deleted since.
+                            cloud.instances[instance.uuid] = (instance, cell)
+                            cloud.facts[instance.uuid] = facts[instance.uuid]
+
+
+@main_db_api.pick_context_manager_reader
+def _facts(context, uuids: list) -> dict:
+    """``{uuid: InstanceFacts}`` of the instances ``uuids`` of one cell,
+    from the flavor Nova embeds in ``instance_extra`` (its ``cur``
+    version, as ``Instance.flavor`` loads it) and the ``drs_exclude``
+    metadata row."""
+    if not uuids:
+        return {}
+    extra, metadata = models.InstanceExtra, models.InstanceMetadata
+    flavors = context.session.query(
+        extra.instance_uuid, extra.flavor).filter(
+        extra.instance_uuid.in_(uuids), extra.deleted == 0).all()
+    opted = dict(context.session.query(
+        metadata.instance_uuid, metadata.value).filter(
+        metadata.instance_uuid.in_(uuids), metadata.deleted == 0,
+        metadata.key == INSTANCE_OPT_OUT).all())
+    found = {}
+    for uuid, flavor in flavors:
+        if not flavor:
+            continue  # Not built yet: nothing a period can move.
+        data = jsonutils.loads(flavor)['cur']['nova_object.data']
+        found[uuid] = InstanceFacts(
+            vcpus=data['vcpus'], memory_mb=data['memory_mb'],
+            flavor_opt_out=(data.get('extra_specs') or {}).get(
+                FLAVOR_OPT_OUT),
+            instance_opt_out=opted.get(uuid))
+    return found
 
 
 def recent_migrations(cctxt, since: datetime.datetime) -> list:
@@ -211,24 +264,23 @@ def schedulable(rows: HostRows) -> bool:
     return rows.up and not rows.service['disabled']
 
 
-def opt_out(instance) -> str | None:
+def opt_out(facts: InstanceFacts) -> str | None:
     """Why the instance's owner or flavor keeps it in place, if they do."""
-    if strutils.bool_from_string(
-            (instance.metadata or {}).get(INSTANCE_OPT_OUT)):
+    if strutils.bool_from_string(facts.instance_opt_out):
         return f'opted out: instance metadata {INSTANCE_OPT_OUT}=true'
-    extra_specs = instance.flavor.extra_specs or {}
-    if strutils.bool_from_string(extra_specs.get(FLAVOR_OPT_OUT)):
+    if strutils.bool_from_string(facts.flavor_opt_out):
         return f'opted out: flavor extra spec {FLAVOR_OPT_OUT}=true'
     return None
 
 
-def instance_blocked(instance, migration_blocked: str | None) -> str | None:
+def instance_blocked(instance, facts: InstanceFacts,
+                     migration_blocked: str | None) -> str | None:
     """The first reason the instance may not move now, or None."""
     if instance.vm_state != vm_states.ACTIVE:
         return f'not ACTIVE (vm_state {instance.vm_state})'
     if instance.task_state is not None:
         return f'busy (task_state {instance.task_state})'
-    return migration_blocked or opt_out(instance)
+    return migration_blocked or opt_out(facts)
 
 
 def pool(settings, config: model.PlannerConfig) -> str | None:
@@ -319,10 +371,12 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
         model.InstanceSnapshot(
             uuid=instance.uuid, host=instance.host,
             name=instance.display_name or '',
-            vcpus=instance.flavor.vcpus, memory_mb=instance.flavor.memory_mb,
+            vcpus=cloud.facts[instance.uuid].vcpus,
+            memory_mb=cloud.facts[instance.uuid].memory_mb,
             cpu_cores=loads.get(instance.uuid, 0.0),
             blocked=instance_blocked(
-                instance, migrations.blocked.get(instance.uuid)),
+                instance, cloud.facts[instance.uuid],
+                migrations.blocked.get(instance.uuid)),
             left=migrations.left.get(instance.uuid, ()))
         for instance in sorted(on_hosts, key=lambda i: i.uuid)]
     return model.Snapshot(

@@ -43,17 +43,23 @@ class PoolTest(testtools.TestCase):
 class BlockedTest(testtools.TestCase):
 
     def test_reasons(self):
-        self.assertIsNone(live.instance_blocked(instance(), None))
+        facts = live.InstanceFacts(vcpus=2, memory_mb=512)
+        self.assertIsNone(live.instance_blocked(instance(), facts, None))
         self.assertIn('instance metadata', live.instance_blocked(
-            instance(metadata={'drs_exclude': 'True'}), None))
+            instance(), live.InstanceFacts(2, 512, instance_opt_out='True'),
+            None))
         self.assertIn('flavor extra spec', live.instance_blocked(
-            instance(extra_specs={'drs:exclude': 'true'}), None))
+            instance(), live.InstanceFacts(2, 512, flavor_opt_out='true'),
+            None))
+        self.assertIsNone(live.instance_blocked(
+            instance(), live.InstanceFacts(2, 512, flavor_opt_out='false',
+                                           instance_opt_out='no'), None))
         self.assertIn('not ACTIVE', live.instance_blocked(
-            instance(vm_state='stopped'), None))
+            instance(vm_state='stopped'), facts, None))
         self.assertIn('busy', live.instance_blocked(
-            instance(task_state='migrating'), None))
+            instance(task_state='migrating'), facts, None))
         self.assertEqual('cooldown', live.instance_blocked(
-            instance(), 'cooldown'))
+            instance(), facts, 'cooldown'))
 
 
 class FallbackLoadsTest(testtools.TestCase):
