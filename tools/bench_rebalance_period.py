@@ -136,18 +136,22 @@ class GcClock:
 
     def __init__(self):
         self.spent = self.cpu = 0.0
+        #: Full (generation 2) collections.
+        self.full = 0
         self._started = None
 
-    def __call__(self, phase, _info):
+    def __call__(self, phase, info):
         if phase == 'start':
             self._started = (time.perf_counter(), time.process_time())
         elif self._started is not None:
             self.spent += time.perf_counter() - self._started[0]
             self.cpu += time.process_time() - self._started[1]
+            self.full += info['generation'] == 2
             self._started = None
 
     def clear(self):
         self.spent = self.cpu = 0.0
+        self.full = 0
 
     @contextlib.contextmanager
     def installed(self):
@@ -240,6 +244,7 @@ def run_size(args, workdir, size):
                 samples['period'].append((total, cpu))
                 samples['garbage collection'].append(
                     (collector.spent, collector.cpu))
+                counts['full garbage collections'] += collector.full
                 add_samples(samples, clock, total, cpu, 'other')
                 add_samples(samples, placement_clock, total, cpu,
                             'period without both')

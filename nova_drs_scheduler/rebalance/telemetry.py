@@ -60,6 +60,10 @@ class Telemetry:
             buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120))
         self._leader = gauge('nova_drs_leader',
                              '1 while this process is the rebalancer.')
+        #: {host series: names it has now}
+        self._shown = {series: set() for series in (
+            self._cpu, self._ram, self._counter, self._violated,
+            self._threshold)}
         self.server = None
 
     def serve(self, host: str, port: int) -> None:
@@ -98,21 +102,31 @@ class Telemetry:
             self._moves.labels(status=status).inc(count)
 
     def hosts(self, verdicts: list[dict]) -> None:
-        """Replace the host series by this period's verdicts."""
-        self._clear_hosts()
+        """Replace the host series by this period's verdicts.
+
+        A host's series are kept from one period to the next and only the
+        ones this period leaves out are removed: making thousands of them
+        anew each period cost a large part of recording one.
+        """
+        shown = {series: set() for series in self._shown}
         for verdict in verdicts:
             name = verdict['host']
-            if verdict.get('cpu_percent') is not None:
-                self._cpu.labels(name).set(verdict['cpu_percent'])
-            if verdict.get('ram_percent') is not None:
-                self._ram.labels(name).set(verdict['ram_percent'])
-            if verdict.get('cpu_threshold') is not None:
-                self._threshold.labels(name).set(verdict['cpu_threshold'])
-            self._counter.labels(name).set(verdict.get('counter', 0))
-            self._violated.labels(name).set(
-                1 if verdict.get('violated') else 0)
+            for series, value in (
+                    (self._cpu, verdict.get('cpu_percent')),
+                    (self._ram, verdict.get('ram_percent')),
+                    (self._threshold, verdict.get('cpu_threshold')),
+                    (self._counter, verdict.get('counter', 0)),
+                    (self._violated,
+                     1 if verdict.get('violated') else 0)):
+                if value is not None:
+                    series.labels(name).set(value)
+                    shown[series].add(name)
+        for series, names in self._shown.items():
+            for name in names - shown[series]:
+                series.remove(name)
+        self._shown = shown
 
     def _clear_hosts(self) -> None:
-        for series in (self._cpu, self._ram, self._counter, self._violated,
-                       self._threshold):
+        for series in self._shown:
             series.clear()
+        self._shown = {series: set() for series in self._shown}

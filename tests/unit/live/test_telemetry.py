@@ -53,6 +53,21 @@ class TelemetryTest(testtools.TestCase):
         self.assertNotIn('nova_drs_host_cpu_percent{host="h2"}', text)
         self.assertNotIn('status="completed"', text)
 
+    def test_hosts_left_out_lose_their_series(self):
+        self.telemetry.leader(True)
+        self.telemetry.hosts([
+            {'host': 'h1', 'cpu_percent': 91.5, 'counter': 3,
+             'violated': True},
+            {'host': 'h2', 'cpu_percent': 50.0, 'counter': 0,
+             'violated': False}])
+        # h1 no longer measured, h2 gone.
+        self.telemetry.hosts([{'host': 'h1', 'cpu_percent': None,
+                               'counter': 0, 'violated': False}])
+        text = self.scrape()
+        self.assertIn('nova_drs_host_counter{host="h1"} 0.0', text)
+        self.assertNotIn('nova_drs_host_cpu_percent{host="h1"}', text)
+        self.assertNotIn('host="h2"', text)
+
     def test_a_follower_reports_no_host(self):
         self.telemetry.hosts([{'host': 'h1', 'cpu_percent': 50.0,
                                'counter': 0, 'violated': False}])
