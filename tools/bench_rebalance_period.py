@@ -59,6 +59,7 @@ from oslo_serialization import jsonutils  # noqa: E402
 from oslo_utils import timeutils  # noqa: E402
 
 from nova_drs_scheduler import host_manager  # noqa: E402
+from nova_drs_scheduler.db import migration as drs_migration  # noqa
 from nova_drs_scheduler.db import store  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 from nova_drs_scheduler.rebalance import aggregate_settings  # noqa: E402
@@ -322,8 +323,12 @@ def main():
     args = parse_args()
     results = []
     with hosts_bench.environment(args.db) as workdir:
-        CONF.set_override('connection', hosts_bench.database_url(
-            args.db, workdir, 'bench_drs'), group='drs_database')
+        drs_url = hosts_bench.database_url(args.db, workdir, 'bench_drs')
+        CONF.set_override('connection', drs_url, group='drs_database')
+        if args.db:  # The service makes an SQLite one, not a server's.
+            engine = sa.create_engine(drs_url)
+            drs_migration.sync(engine)
+            engine.dispose()
         # The diagnostics are answered at once, but a loaded machine may
         # not run their threads within the default 10 s: hosts left
         # unmeasured would not be relieved, and plan would do less.
