@@ -22,6 +22,10 @@ def _patch(command: str) -> int:
     # The demo runs eventlet on purpose, as Nova's functional tests do;
     # eventlet's and Nova's deprecation notices would only bury its output.
     warnings.filterwarnings('ignore', module='nova.monkey_patch')
+    # In native threads eventlet is only probed because it is installed:
+    # on Nova 33 futurist's import of it warned on every command, and an
+    # error was no longer one line.
+    warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
     logging.getLogger('nova.monkey_patch').setLevel(logging.ERROR)
     try:
         compat.monkey_patch(
