@@ -22,9 +22,9 @@ def _patch(command: str) -> int:
     # The demo runs eventlet on purpose, as Nova's functional tests do;
     # eventlet's and Nova's deprecation notices would only bury its output.
     warnings.filterwarnings('ignore', module='nova.monkey_patch')
-    # In native threads eventlet is only probed because it is installed:
-    # on Nova 33 futurist's import of it warned on every command, and an
-    # error was no longer one line.
+    # Native threads on Nova 33 still let futurist import the installed
+    # eventlet (Nova 34 blocks it): its notice went to stderr at every
+    # command, and an error was no longer one line.
     warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
     logging.getLogger('nova.monkey_patch').setLevel(logging.ERROR)
     try:
