@@ -85,3 +85,15 @@ class ViolatedHostLimitTest(testtools.TestCase):
         self.assertEqual((), result.moves)
         self.assertIn('host hot: violated, no move: limit:per-host',
                       result.notes)
+
+    def test_more_in_flight_than_the_limit_still_stops_it(self):
+        # Lowering the limits while migrations run leaves a host with more
+        # in flight than they allow: it is over them, not only at them.
+        snap = h.snapshot(self.hosts, self.instances, policy=self.policy,
+                          inflight_by_host={'hot': 3}, inflight_total=3,
+                          max_concurrent_migrations=10,
+                          max_concurrent_migrations_per_violated_host=2)
+        result = planner.plan(snap, h.allow_all)
+        self.assertEqual((), result.moves)
+        self.assertIn('host hot: violated, no move: limit:per-host',
+                      result.notes)
