@@ -19,11 +19,19 @@ ARGV = ['nova-drs', '--config-file', '/etc/nova/nova.conf']
 DESTROY = ('destroy_scatter_gather_executor', 'destroy_default_executor')
 
 
-class ParseArgsTest(testtools.TestCase):
+class StandInTest(testtools.TestCase):
+    """Replaces Nova's ``TARGET`` with a stand-in of one release's
+    signature."""
 
-    def use(self, parse_args):
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova.config.parse_args', parse_args))
+    TARGET = ''
+
+    def use(self, stand_in):
+        self.useFixture(fixtures.MonkeyPatch(self.TARGET, stand_in))
+
+
+class ParseArgsTest(StandInTest):
+
+    TARGET = 'nova.config.parse_args'
 
     def test_prog_is_passed_where_nova_takes_it(self):
         """Nova 33-34: oslo.config looks for ``nova-drs.conf`` by name."""
@@ -50,11 +58,9 @@ class ParseArgsTest(testtools.TestCase):
         self.assertEqual([ARGV], calls)
 
 
-class MonkeyPatchTest(testtools.TestCase):
+class MonkeyPatchTest(StandInTest):
 
-    def use(self, patch):
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova.monkey_patch.patch', patch))
+    TARGET = 'nova.monkey_patch.patch'
 
     def test_backend_is_the_default_where_nova_takes_one(self):
         """Nova 33-34: our default backend, the operator's override wins."""
