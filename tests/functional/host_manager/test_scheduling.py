@@ -324,7 +324,8 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
             host='host1', binary='nova-compute')[0]
         self.admin_api.put_service_force_down(service['id'], True)
         self.wait_for_cache(
-            lambda services: services['host1'].service.forced_down)
+            lambda services: 'host1' in services
+            and services['host1'].service.forced_down)
         self.assertEqual({'host2'}, {self.boot() for _ in range(3)})
         self.assert_no_request_refreshed()
 
