@@ -90,6 +90,7 @@ from placement import db_api as placement_db  # noqa: E402
 from placement.db.sqlalchemy import models as placement_models  # noqa
 
 import nova_drs_scheduler.conf  # noqa: E402
+from nova_drs_scheduler import host_manager as host_manager_mod  # noqa
 from nova_drs_scheduler import service as drs_service  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 
@@ -105,6 +106,9 @@ REPEATS = {100: 21, 1000: 11, 5000: 5, 10000: 3}
 UNSYNCED_MAX_NODES = 1000
 #: Requests of each scheduler whose latency is not counted (warm-up).
 WARMUP = 5
+#: Whether :func:`elapsed` collects garbage before what it times
+#: (``--no-collect`` turns it off).
+COLLECT = True
 #: Requests per block in ``--measure period``; blocks without and with
 #: periods running alternate.
 PERIOD_BLOCK = 25
@@ -128,8 +132,27 @@ def parse_args():
                         default='threading',
                         help='Native threads (Nova 34\'s default) or '
                              'eventlet, for the whole process.')
+    parser.add_argument('--no-collect', action='store_true',
+                        help='latency and period: do not collect garbage '
+                             '(untimed) before each request, so that the '
+                             'garbage collector\'s full collections land '
+                             'in requests as they do in a service.')
+    add_gc_argument(parser)
     add_db_argument(parser)
     return parser.parse_args()
+
+
+def add_gc_argument(parser):
+    parser.add_argument('--gc-collect-interval', type=float, default=None,
+                        help='[drs_host_cache] gc_collect_interval for ours '
+                             '(0: nothing frozen, as before that option); '
+                             'its default if unset.')
+
+
+def apply_gc_argument(args):
+    if args.gc_collect_interval is not None:
+        CONF.set_override('gc_collect_interval', args.gc_collect_interval,
+                          group='drs_host_cache')
 
 
 def add_db_argument(parser):
@@ -503,14 +526,33 @@ def median_ms(samples):
 def elapsed(fn, *args, **kwargs):
     """Seconds ``fn(*args, **kwargs)`` took.
 
-    Garbage is collected first, untimed: the samples of both managers
-    alternate, and a collection the other one's garbage triggers must not
-    land in this sample. Collections this call triggers itself count.
+    Garbage is collected first, untimed (unless ``COLLECT`` is false): the
+    samples of both managers alternate, and a collection the other one's
+    garbage triggers must not land in this sample. Collections this call
+    triggers itself count.
     """
-    gc.collect()
+    if COLLECT:
+        gc.collect()
     start = time.perf_counter()
     fn(*args, **kwargs)
     return time.perf_counter() - start
+
+
+def census(top=12):
+    """``(total, [(type, count)])``: the objects Python's collector tracks
+    (what a full collection walks, frozen ones excepted), by type."""
+    counts = collections.Counter(
+        f'{type(obj).__module__}.{type(obj).__qualname__}'
+        for obj in gc.get_objects())
+    return sum(counts.values()), counts.most_common(top)
+
+
+def print_census(title, top=12):
+    total, common = census(top)
+    print(f'{title}: {total} objects tracked by the garbage collector, '
+          f'{gc.get_freeze_count()} frozen; most common types:\n'
+          + tabulate.tabulate(common, headers=['type', 'count'],
+                              tablefmt='github'), file=sys.stderr)
 
 
 def filter_and_weigh(manager, hosts, spec):
@@ -649,31 +691,122 @@ def percentiles_ms(samples):
             'n': len(samples)}
 
 
-def timed_select(ctxt, scheduler, placement):
-    """Seconds one ``select_destinations`` took; its claim is undone."""
+def timed_select(ctxt, scheduler, placement, timeline=None):
+    """Seconds one ``select_destinations`` took; its claim is undone.
+
+    ``timeline``: a :class:`Timeline` that keeps the request's interval.
+    """
     spec = request_spec(ctxt)
     took = elapsed(scheduler.select_destinations, ctxt, spec_obj=spec,
                    instance_uuids=[spec.instance_uuid], return_objects=True,
                    return_alternates=True)
+    if timeline is not None:
+        end = time.perf_counter()
+        timeline.requests.append((end - took, end))
     placement.delete(f'/allocations/{spec.instance_uuid}')
     return took
 
 
+class Timeline:
+    """When garbage collections and background refreshes ran, to tell
+    what the slow requests overlapped (``gc.callbacks``; the host
+    manager's ``_refresh`` wrapped, in threads other than the main one)."""
+
+    def __init__(self):
+        #: [(start, end, generation)] of every collection.
+        self.collections = []
+        #: [(start, end)] of refreshes outside the main thread.
+        self.refreshes = []
+        #: [(start, end)] of the requests timed, in order.
+        self.requests = []
+        self._gc_started = None
+
+    def _on_gc(self, phase, info):
+        if phase == 'start':
+            self._gc_started = time.perf_counter()
+        elif self._gc_started is not None:
+            self.collections.append((self._gc_started, time.perf_counter(),
+                                     info['generation']))
+            self._gc_started = None
+
+    @contextlib.contextmanager
+    def installed(self):
+        refresh = host_manager_mod.CachingHostManager._refresh
+        timeline = self
+
+        def timed_refresh(manager, *args, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                return refresh(manager, *args, **kwargs)
+            start = time.perf_counter()
+            try:
+                return refresh(manager, *args, **kwargs)
+            finally:
+                timeline.refreshes.append((start, time.perf_counter()))
+
+        gc.callbacks.append(self._on_gc)
+        try:
+            with unittest.mock.patch.object(
+                    host_manager_mod.CachingHostManager, '_refresh',
+                    timed_refresh):
+                yield self
+        finally:
+            gc.callbacks.remove(self._on_gc)
+
+    def overlap(self, request):
+        """``(seconds of full collections, seconds of other collections,
+        seconds of background refreshes)`` inside ``request``."""
+        start, end = request
+
+        def inside(intervals):
+            return sum(max(0.0, min(end, b) - max(start, a))
+                       for a, b in intervals)
+        return (inside((a, b) for a, b, gen in self.collections if gen == 2),
+                inside((a, b) for a, b, gen in self.collections if gen < 2),
+                inside(self.refreshes))
+
+
 def measure_latency(ctxt, schedulers, placement, writer, requests):
     """``{name: percentiles}`` of ``select_destinations``, on the real
-    clock, the rows changing between requests as a real cloud's do.
+    clock, the rows changing between requests as a real cloud's do, and
+    under ``'overlaps'`` what the requests overlapped (:class:`Timeline`).
 
     Requests of the schedulers alternate; a background refresher runs
     during all of them (it is our process's, as in the service).
     """
     samples = {name: [] for name in schedulers}
-    for round_ in range(WARMUP + requests):
-        for name, scheduler in schedulers.items():
-            writer.catch_up()
-            took = timed_select(ctxt, scheduler, placement)
-            if round_ >= WARMUP:
-                samples[name].append(took)
-    return {name: percentiles_ms(values) for name, values in samples.items()}
+    intervals = {name: [] for name in schedulers}
+    timeline = Timeline()
+    with timeline.installed():
+        for round_ in range(WARMUP + requests):
+            for name, scheduler in schedulers.items():
+                writer.catch_up()
+                took = timed_select(ctxt, scheduler, placement, timeline)
+                if round_ >= WARMUP:
+                    samples[name].append(took)
+                    intervals[name].append(timeline.requests[-1])
+            if round_ == WARMUP - 1:
+                print_census(f'After {WARMUP} requests each')
+    result = {name: percentiles_ms(values)
+              for name, values in samples.items()}
+    result['overlaps'] = {name: overlap_stats(timeline, samples[name],
+                                              intervals[name])
+                          for name in schedulers}
+    return result
+
+
+def overlap_stats(timeline, samples, intervals):
+    """What the requests of one scheduler overlapped, slowest 5 % apart."""
+    cut = statistics.quantiles(samples, n=100, method='inclusive')[94]
+    stats = collections.Counter()
+    for took, interval in zip(samples, intervals, strict=True):
+        full, young, refresh = timeline.overlap(interval)
+        slow = 'slow' if took >= cut else 'rest'
+        stats[f'{slow} n'] += 1
+        stats[f'{slow} full gc'] += full > 0
+        stats[f'{slow} refresh'] += refresh > 0
+        stats[f'{slow} gc ms'] += (full + young) * 1000.0
+        stats[f'{slow} refresh ms'] += refresh * 1000.0
+    return stats
 
 
 class AlwaysLeader:
@@ -848,8 +981,26 @@ def latency_rows(results):
         latency = r['latency']
         base = latency['stock']['p50']
         for name, p in latency.items():
+            if name == 'overlaps':
+                continue
             rows.append([r['size'], name, p['p50'], p['p95'], p['p99'],
                          p['max'], p['p99'] / p['p50'], base / p['p50']])
+    return rows
+
+
+def overlap_rows(results):
+    """Per scheduler, the slowest 5 % of requests against the rest: how
+    many overlapped a full collection or a background refresh, and the
+    mean time of collections and refreshes inside one."""
+    rows = []
+    for r in results:
+        for name, s in r['latency']['overlaps'].items():
+            for part in ('slow', 'rest'):
+                n = s[f'{part} n'] or 1
+                rows.append([r['size'], name, part, s[f'{part} n'],
+                             s[f'{part} full gc'], s[f'{part} refresh'],
+                             s[f'{part} gc ms'] / n,
+                             s[f'{part} refresh ms'] / n])
     return rows
 
 
@@ -874,6 +1025,14 @@ def print_percentiles(args, results):
             latency_rows(results),
             headers=['N', 'scheduler', 'p50 ms', 'p95 ms', 'p99 ms',
                      'max ms', 'p99/p50', 'stock p50/p50'],
+            floatfmt='.1f', tablefmt='github'))
+        print('\nWhat the requests overlapped (slow: the slowest 5 %; '
+              'gc ms and refresh ms: mean per request):\n')
+        print(tabulate.tabulate(
+            overlap_rows(results),
+            headers=['N', 'scheduler', 'requests', 'n', 'with a full gc',
+                     'with a background refresh', 'gc ms',
+                     'refresh ms'],
             floatfmt='.1f', tablefmt='github'))
         return
     print(tabulate.tabulate(
@@ -940,9 +1099,12 @@ def environment(base):
 
 
 def main():
+    global COLLECT
     args = parse_args()
+    COLLECT = not args.no_collect
     results = []
     with environment(args.db) as workdir:
+        apply_gc_argument(args)
         for size in args.nodes:
             result = run_size(args, workdir, size)
             print(f'N={size}: setup {result["setup"]:.1f} s, '
@@ -953,7 +1115,9 @@ def main():
     if args.measure != 'medians':
         print(f'Database: {db}; {args.instances_per_host} instances per '
               f'host; {concurrency}; {args.requests} requests per '
-              f'scheduler or condition; {datetime.date.today()}.\n')
+              f'scheduler or condition; garbage '
+              f'{"collected" if COLLECT else "not collected"} before each '
+              f'request; {datetime.date.today()}.\n')
         print_percentiles(args, results)
         return 0
     print_tables([

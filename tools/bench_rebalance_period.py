@@ -23,7 +23,11 @@ period being a warm-up that is not counted:
   placement as candidates;
 - record: the decision record and windows stored in the DRS database;
 - garbage collection: Python's collector, inside whichever phase it
-  interrupted (also counted there).
+  interrupted (also counted there); *full* its full (generation 2)
+  collections alone.
+
+After the warm-up period the objects the collector tracks are counted by
+type (printed to stderr): what each full collection walks.
 
 The leader check is stubbed (one scheduler).  Usage::
 
@@ -79,7 +83,8 @@ PHASES = ('read', 'metrics', 'snapshot', 'plan', 'record')
 #: so the same benchmark measures an older version (doc/benchmarks.md).
 #: Rows after the phases: placement is part of plan.
 TOTALS = ('other', 'period', 'placement', 'host cache refresh',
-          'period without both', 'garbage collection')
+          'period without both', 'garbage collection',
+          'garbage collection, full')
 #: The in-process placement service's handling of the allocation
 #: candidates queries (part of *plan*).
 #: The caching host manager's refresh of the rows changed since its last
@@ -125,6 +130,11 @@ def parse_args():
                              'the last size to FILE (pstats format); '
                              'profiling slows them, so their times mean '
                              'less')
+    parser.add_argument('--no-collect', action='store_true',
+                        help='do not collect garbage (untimed) before each '
+                             'period, so that full collections land in '
+                             'periods as they do in a service')
+    hosts_bench.add_gc_argument(parser)
     hosts_bench.add_db_argument(parser)
     return parser.parse_args()
 
@@ -137,22 +147,29 @@ class GcClock:
 
     def __init__(self):
         self.spent = self.cpu = 0.0
-        #: Full (generation 2) collections.
+        #: Full (generation 2) collections, and their share of the above.
         self.full = 0
+        self.full_spent = self.full_cpu = 0.0
         self._started = None
 
     def __call__(self, phase, info):
         if phase == 'start':
             self._started = (time.perf_counter(), time.process_time())
         elif self._started is not None:
-            self.spent += time.perf_counter() - self._started[0]
-            self.cpu += time.process_time() - self._started[1]
-            self.full += info['generation'] == 2
+            spent = time.perf_counter() - self._started[0]
+            cpu = time.process_time() - self._started[1]
+            self.spent += spent
+            self.cpu += cpu
+            if info['generation'] == 2:
+                self.full += 1
+                self.full_spent += spent
+                self.full_cpu += cpu
             self._started = None
 
     def clear(self):
         self.spent = self.cpu = 0.0
         self.full = 0
+        self.full_spent = self.full_cpu = 0.0
 
     @contextlib.contextmanager
     def installed(self):
@@ -228,9 +245,13 @@ def run_size(args, workdir, size):
                 instant_diagnostics(pushed):
             for period in range(args.periods + 1):
                 report_cpu(cell_url, names, hot)
+                # Untimed: the service's refresher thread reads the rows
+                # changed between two periods (and freezes what is alive).
+                manager.host_manager.refresh_due()
                 clock.clear()
                 placement_clock.clear()
-                gc.collect()  # Untimed: earlier garbage is not ours.
+                if not args.no_collect:
+                    gc.collect()  # Untimed: earlier garbage is not ours.
                 collector.clear()
                 cpu, total = time.process_time(), time.perf_counter()
                 if profiler is not None and period:
@@ -240,15 +261,20 @@ def run_size(args, workdir, size):
                 cpu = time.process_time() - cpu
                 total = time.perf_counter() - total
                 if not period:
+                    hosts_bench.print_census(f'N={size}, after the warm-up '
+                                             'period')
                     counts.clear()
                     continue  # Warm-up: imports, caches, first samples.
                 samples['period'].append((total, cpu))
                 samples['garbage collection'].append(
                     (collector.spent, collector.cpu))
+                samples['garbage collection, full'].append(
+                    (collector.full_spent, collector.full_cpu))
                 counts['full garbage collections'] += collector.full
                 add_samples(samples, clock, total, cpu, 'other')
                 add_samples(samples, placement_clock, total, cpu,
                             'period without both')
+        manager.host_manager.stop_refresher()
     hosts_bench.drop_cell(cell)
     if profiler is not None:
         profiler.dump_stats(args.profile)
@@ -325,6 +351,7 @@ def main():
     with hosts_bench.environment(args.db) as workdir:
         drs_url = hosts_bench.database_url(args.db, workdir, 'bench_drs')
         CONF.set_override('connection', drs_url, group='drs_database')
+        hosts_bench.apply_gc_argument(args)
         if args.db:  # The service makes an SQLite one, not a server's.
             engine = sa.create_engine(drs_url)
             drs_migration.sync(engine)

@@ -37,6 +37,7 @@ from oslo_service import loopingcall
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler.conf import host_cache as host_cache_conf
 from nova_drs_scheduler.host_manager import filtering
+from nova_drs_scheduler.host_manager import freezing
 from nova_drs_scheduler.host_manager import snapshot as snapshot_mod
 from nova_drs_scheduler.host_manager import state
 from nova_drs_scheduler.host_manager import weighing
@@ -99,6 +100,8 @@ class CachingHostManager(host_manager.HostManager):
         #: Monotonic clock of the staleness bound; tests replace it.
         self.clock = time.monotonic
         self._refresher: Any = None
+        #: Freezes the process's objects after background refreshes.
+        self._freezer: freezing.Freezer | None = None
         #: Providers placement returned that the cached rows lacked, once
         #: a refresh started after they were returned has looked for them.
         self._looked_up: set[str] = set()
@@ -187,11 +190,15 @@ class CachingHostManager(host_manager.HostManager):
         return True
 
     def stop_refresher(self) -> None:
-        """Stop the background refresh and wait for a pass in progress."""
+        """Stop the background refresh and wait for a pass in progress;
+        unfreeze what its passes froze."""
         refresher, self._refresher = self._refresher, None
         if refresher is not None:
             refresher.stop()
             refresher.wait()
+        freezer, self._freezer = self._freezer, None
+        if freezer is not None:
+            freezer.release()
 
     def refresh_due(self) -> float:
         """One pass of the background refresher: refresh the enabled cells
@@ -199,7 +206,8 @@ class CachingHostManager(host_manager.HostManager):
         seconds until the next one will be.
 
         It never raises: a failure is logged and retried at the next pass,
-        and requests meanwhile fall back to refreshing inline.
+        and requests meanwhile fall back to refreshing inline. After a
+        refresh, the objects then alive are frozen (``freezing``).
         """
         interval = host_cache_conf.refresh_interval(
             self._conf.drs_host_cache)
@@ -211,6 +219,7 @@ class CachingHostManager(host_manager.HostManager):
             if due:
                 self._refresh(context_module.get_admin_context(), due,
                               interval)
+                self._freeze()
         except Exception:
             LOG.exception('Background refresh of the cached computes failed')
             return interval
@@ -220,6 +229,16 @@ class CachingHostManager(host_manager.HostManager):
         return max(MIN_REFRESH_WAIT,
                    min((at + interval - now for at in loaded),
                        default=interval))
+
+    def _freeze(self) -> None:
+        """Freeze the process's objects, unless ``gc_collect_interval``
+        is 0; :meth:`stop_refresher` hands them back to the collector."""
+        collect_interval = self._conf.drs_host_cache.gc_collect_interval
+        if not collect_interval:
+            return
+        if self._freezer is None:
+            self._freezer = freezing.Freezer(collect_interval, self.clock)
+        self._freezer.freeze()
 
     def _snapshots_for(self, context: Any, cells: list,
                        max_age: float) -> dict:

@@ -25,6 +25,7 @@ are the Instance objects the period read, so no instance is read again;
 one host mapping per host targets the calls at the host's cell.
 """
 
+import collections
 import datetime
 import functools
 import math
@@ -33,8 +34,9 @@ import time
 from nova import context as nova_context
 from nova import objects
 from nova.compute import api as compute_api
-from nova.objects import monitor_metric
+from nova.objects import fields
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import deadline
@@ -141,15 +143,44 @@ def node_sample(node) -> HostSample | None:
     unknown (see the module docstring).
     """
     try:
-        metrics = monitor_metric.MonitorMetricList.from_json(node.metrics)
-    except (TypeError, ValueError):
+        metric = cpu_metric(node.metrics)
+    except (TypeError, ValueError, KeyError):
         return None
-    cpu = utilization.cpu_percent(node.host, metrics, max_age=math.inf)
+    cpu = utilization.cpu_percent(node.host, [metric] if metric else [],
+                                  max_age=math.inf)
     if cpu is None:
         return None
-    taken = timeutils.normalize_time(
-        utilization._metric(metrics, utilization.CPU_METRIC).timestamp)
+    taken = timeutils.normalize_time(metric.timestamp)
     return HostSample(
         timestamp=taken.replace(tzinfo=datetime.timezone.utc).timestamp(),
         cpu_percent=cpu,
         ram_percent=None)
+
+
+#: The ``cpu.percent`` entry of a node's metrics, as Nova's objects read it.
+Metric = collections.namedtuple('Metric', ['name', 'value', 'timestamp'])
+
+
+def cpu_metric(metrics: str | None) -> Metric | None:
+    """The ``cpu.percent`` entry of a compute node's ``metrics`` column,
+    with the values ``MonitorMetricList.from_json`` gives it (the stored
+    fraction in integer percent, the timestamp a datetime), or None.
+
+    Only that entry is parsed: making every reported metric a Nova object
+    was most of a period's metrics phase.  Raises TypeError, ValueError
+    or KeyError where Nova's parsing of it would fail.
+    """
+    for entry in jsonutils.loads(metrics) if metrics else ():
+        if entry['name'] != utilization.CPU_METRIC:
+            continue
+        # A field the entry lacks is unset, read as None.
+        value = (_INTEGER.coerce(None, 'value', entry['value'] * 100)
+                 if 'value' in entry else None)
+        timestamp = (_DATETIME.coerce(None, 'timestamp', entry['timestamp'])
+                     if 'timestamp' in entry else None)
+        return Metric(utilization.CPU_METRIC, value, timestamp)
+    return None
+
+
+_INTEGER = fields.IntegerField(nullable=False)
+_DATETIME = fields.DateTimeField(nullable=False)

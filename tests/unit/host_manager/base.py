@@ -64,6 +64,8 @@ class HostCacheTestCase(test.TestCase):
     def make_manager(self):
         manager = CachingHostManager()
         manager.clock = lambda: self.now
+        # Unfreezes what refresher passes froze.
+        self.addCleanup(manager.stop_refresher)
         return manager
 
     def advance(self, seconds=None):

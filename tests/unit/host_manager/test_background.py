@@ -1,13 +1,18 @@
 """The background refresher, and the inline refresh it leaves as fallback."""
 
+import gc
 import time
+import weakref
 from unittest import mock
+
+from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler.conf import host_cache
 from nova_drs_scheduler.host_manager import manager as manager_mod
 from nova_drs_scheduler.host_manager import snapshot
 from tests.unit.host_manager import base
+from tests.unit.host_manager import test_freezing
 
 INTERVAL = 2.0
 
@@ -89,6 +94,53 @@ class RefreshDueTest(base.HostCacheTestCase):
 def base_load_failure(manager):
     return mock.patch.object(manager, '_load_cell',
                              side_effect=RuntimeError('cell down'))
+
+
+class FreezingTest(base.HostCacheTestCase):
+    """What background refreshes freeze, and that it does not leak."""
+
+    def setUp(self):
+        super().setUp()
+        self.flags(background_refresh_interval=INTERVAL,
+                   group='drs_host_cache')
+        self.addCleanup(gc.unfreeze)
+        self.compute = self.add_compute('host1')
+
+    def template(self):
+        [entry] = [entry for snap in self.manager._snapshots.values()
+                   for entry in snap.nodes.values()]
+        return entry.template
+
+    def test_rows_are_frozen_and_freed_once_replaced(self):
+        self.manager.refresh_due()
+        template = self.template()
+        self.assertTrue(test_freezing.is_frozen(template))
+        replaced = weakref.ref(template)
+        del template
+        # host1 reports: its row is read again and replaces the old one,
+        # which the cache no longer holds and nothing keeps frozen.
+        self.stamp_compute(self.compute, free_ram_mb=1024,
+                           updated_at=timeutils.utcnow())
+        self.advance(INTERVAL)
+        self.manager.refresh_due()
+        self.assertEqual(1024, self.template().free_ram_mb)
+        self.assertIsNone(replaced())
+        self.assertTrue(test_freezing.is_frozen(self.template()))
+        # Stopping the refresher hands everything back to the collector.
+        self.manager.stop_refresher()
+        self.assertEqual(0, gc.get_freeze_count())
+        self.assertFalse(test_freezing.is_frozen(self.template()))
+
+    def test_requests_freeze_nothing(self):
+        self.advance()
+        self.assertEqual({'host1'}, set(self.states()))
+        self.assertFalse(test_freezing.is_frozen(self.template()))
+
+    def test_zero_interval_freezes_nothing(self):
+        self.flags(gc_collect_interval=0, group='drs_host_cache')
+        self.manager.refresh_due()
+        self.assertFalse(test_freezing.is_frozen(self.template()))
+        self.assertEqual(0, gc.get_freeze_count())
 
 
 class RefresherLifecycleTest(base.HostCacheTestCase):

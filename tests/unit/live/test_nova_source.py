@@ -8,7 +8,9 @@ from unittest import mock
 import fixtures
 import testtools
 from nova import objects
+from nova.objects import monitor_metric
 from oslo_config import cfg
+from oslo_serialization import jsonutils
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler.rebalance.sources import nova
@@ -57,6 +59,42 @@ class NodeSampleTest(testtools.TestCase):
     def test_no_or_bad_metrics(self):
         self.assertIsNone(nova.node_sample(node('[]')))
         self.assertIsNone(nova.node_sample(node('not json')))
+        self.assertIsNone(nova.node_sample(node('[{"value": 1}]')))
+
+    def test_cpu_entry_parsed_as_nova_parses_it(self):
+        # Only the cpu.percent entry is parsed, with Nova's conversions:
+        # the same value and timestamp as MonitorMetricList.from_json,
+        # or an error where it fails.
+        entries = [
+            {'value': 0.42, 'timestamp': '2026-11-01T12:00:00'},
+            {'value': 0.905, 'timestamp': '2026-11-01T12:00:00.5+02:00'},
+            {'value': 1, 'timestamp': '2026-11-01T12:00:00Z'},
+            {'value': 0, 'timestamp': '2026-11-01T12:00:00Z'},
+            {'value': 'high', 'timestamp': '2026-11-01T12:00:00Z'},
+            {'value': None, 'timestamp': '2026-11-01T12:00:00Z'},
+            {'value': 0.5, 'timestamp': 'yesterday'},
+            {'value': 0.5, 'timestamp': 1700000000},
+            {'value': 0.5, 'timestamp': None},
+            {'value': 0.5},
+            {'timestamp': '2026-11-01T12:00:00Z'},
+        ]
+        others = [{'name': 'cpu.frequency', 'value': 2400,
+                   'timestamp': '2026-11-01T12:00:00Z', 'source': 's'}]
+        for entry in entries:
+            metrics = jsonutils.dumps(
+                others + [dict(entry, name='cpu.percent', source='s')])
+            try:
+                parsed = monitor_metric.MonitorMetricList.from_json(metrics)
+            except (TypeError, ValueError) as exc:
+                self.assertRaises(type(exc), nova.cpu_metric, metrics)
+                continue
+            expected = [m for m in parsed if m.name == 'cpu.percent'][0]
+            got = nova.cpu_metric(metrics)
+            for field in ('value', 'timestamp'):
+                self.assertEqual(
+                    getattr(expected, field) if expected.obj_attr_is_set(
+                        field) else None,
+                    getattr(got, field), (entry, field))
 
 
 class InstanceLoadsTest(testtools.TestCase):
