@@ -119,15 +119,22 @@ def parse_args():
     parser.add_argument('--nodes', type=int, nargs='+',
                         default=[100, 1000, 5000])
     parser.add_argument('--instances-per-host', type=int, default=15)
-    parser.add_argument('--measure', choices=('medians', 'latency', 'period'),
+    parser.add_argument('--measure',
+                        choices=('medians', 'latency', 'period', 'memory'),
                         default='medians',
                         help='medians: the side-by-side medians (default); '
                              'latency: percentiles of select_destinations; '
                              'period: ours between and during rebalance '
-                             'periods.')
+                             'periods; memory: the process\'s size and '
+                             'frozen objects over --requests requests with '
+                             'the background refresh every 0.2 s.')
     parser.add_argument('--requests', type=int, default=300,
                         help='Requests per scheduler (latency) or per '
                              'condition (period).')
+    parser.add_argument('--stock-requests', type=int, default=None,
+                        help='latency: fewer requests of stock, spread '
+                             'over the run (at 10000 nodes each takes '
+                             'seconds); as many as ours if unset.')
     parser.add_argument('--concurrency', choices=CONCURRENCY,
                         default='threading',
                         help='Native threads (Nova 34\'s default) or '
@@ -765,20 +772,26 @@ class Timeline:
                 inside(self.refreshes))
 
 
-def measure_latency(ctxt, schedulers, placement, writer, requests):
+def measure_latency(ctxt, schedulers, placement, writer, requests,
+                    stock_requests=None):
     """``{name: percentiles}`` of ``select_destinations``, on the real
     clock, the rows changing between requests as a real cloud's do, and
     under ``'overlaps'`` what the requests overlapped (:class:`Timeline`).
 
     Requests of the schedulers alternate; a background refresher runs
     during all of them (it is our process's, as in the service).
+    ``stock_requests``: stock's requests, if fewer, spread evenly.
     """
     samples = {name: [] for name in schedulers}
     intervals = {name: [] for name in schedulers}
     timeline = Timeline()
+    every = max(1, requests // (stock_requests or requests))
     with timeline.installed():
         for round_ in range(WARMUP + requests):
             for name, scheduler in schedulers.items():
+                if (name == 'stock' and round_ >= WARMUP
+                        and (round_ - WARMUP) % every):
+                    continue
                 writer.catch_up()
                 took = timed_select(ctxt, scheduler, placement, timeline)
                 if round_ >= WARMUP:
@@ -807,6 +820,33 @@ def overlap_stats(timeline, samples, intervals):
         stats[f'{slow} gc ms'] += (full + young) * 1000.0
         stats[f'{slow} refresh ms'] += refresh * 1000.0
     return stats
+
+
+def resident_mb():
+    """The process's resident memory now (MiB), from /proc."""
+    with open('/proc/self/statm', encoding='ascii') as statm:
+        pages = int(statm.read().split()[1])
+    return pages * os.sysconf('SC_PAGE_SIZE') / 2**20
+
+
+def measure_memory(ctxt, scheduler, placement, writer, requests):
+    """Rows of (requests done, seconds, resident MiB, frozen objects,
+    tracked objects) every tenth of the run: with the background refresh
+    freezing objects every 0.2 s, whether memory grows."""
+    CONF.set_override('background_refresh_interval', 0.2,
+                      group='drs_host_cache')
+    scheduler.host_manager.start_refresher()
+    started = time.monotonic()
+    rows = []
+    step = max(1, requests // 10)
+    for done in range(requests + 1):
+        if done % step == 0:
+            rows.append([done, time.monotonic() - started, resident_mb(),
+                         gc.get_freeze_count(), len(gc.get_objects())])
+        if done < requests:
+            writer.catch_up()
+            timed_select(ctxt, scheduler, placement)
+    return rows
 
 
 class AlwaysLeader:
@@ -958,7 +998,10 @@ def run_percentiles(args, workdir, ctxt, nodes, pushed, placement,
                 'ours, inline refresh': with_instance_info(
                     DRSSchedulerManager(), pushed),
                 'ours, background refresh': ours,
-            }, placement, writer, args.requests)}
+            }, placement, writer, args.requests, args.stock_requests)}
+        if args.measure == 'memory':
+            return {'memory': measure_memory(ctxt, ours, placement, writer,
+                                             args.requests)}
         metrics = f'{workdir}/metrics-{len(nodes)}.json'
         write_static_metrics(metrics, nodes, len(nodes))
         CONF.set_override('automation', 'manual', group='drs')
@@ -1020,6 +1063,13 @@ def period_rows(results):
 
 
 def print_percentiles(args, results):
+    if args.measure == 'memory':
+        for r in results:
+            print(tabulate.tabulate(
+                r['memory'], headers=['requests', 's', 'resident MiB',
+                                      'frozen objects', 'tracked objects'],
+                floatfmt='.0f', tablefmt='github'))
+        return
     if args.measure == 'latency':
         print(tabulate.tabulate(
             latency_rows(results),
