@@ -20,7 +20,7 @@ class HostCacheOptionsTest(test.NoDBTestCase):
                   for group, opts in conf.list_opts()}
         self.assertEqual(
             ['max_staleness', 'timestamp_margin', 'full_refresh_interval',
-             'background_refresh_interval'],
+             'background_refresh_interval', 'gc_collect_interval'],
             groups['drs_host_cache'])
 
     def test_bounds(self):
@@ -31,6 +31,7 @@ class HostCacheOptionsTest(test.NoDBTestCase):
                             ('max_staleness', 301),
                             ('timestamp_margin', -1),
                             ('full_refresh_interval', -1),
+                            ('gc_collect_interval', -1),
                             ('background_refresh_interval', -1),
                             ('background_refresh_interval', 301)):
             self.assertRaises(ValueError, local.set_override, name, value,
