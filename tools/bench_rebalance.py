@@ -80,7 +80,7 @@ def _ws(periods: tuple, threshold: float, retries: int,
                     ('retry_count', retries)), default)
 
 
-GRIDS = ('defaults', 'wb', 'wb60', 'wb60-70', 'full')
+GRIDS = ('defaults', 'wb', 'wb60', 'wb60-70', 'wb300', 'ws', 'full')
 
 
 def watcher_variants(grid: str, threshold: float) -> list:
@@ -89,27 +89,31 @@ def watcher_variants(grid: str, threshold: float) -> list:
     plans nothing on a 60 % cluster).  ``wb``: workload_balance only, at
     both periods (on PlanetLab workload_stabilization, and WB at other
     thresholds, are far behind it; see doc/benchmarks.md).  ``wb60``,
-    ``wb60-70``: WB at 60 s alone, at ``threshold`` or at 70 (the best
-    Watcher rows on every trace so far; add the other rows later with
-    ``--reuse``).  ``full``: all of them, WB's other thresholds at both
+    ``wb60-70``, ``wb300``: one WB row alone, at 60 s at ``threshold`` or
+    at 70, or at its default 300 s; ``ws``: workload_stabilization's rows
+    alone (its defaults, and its grid at 60 s).  These single-strategy
+    grids let a run add rows to earlier ones (``--reuse``) without
+    repeating them.  ``full``: all of them, WB's other thresholds at both
     periods and workload_stabilization's grid at 60 s."""
-    wb = [_wb(300, threshold, True), _wb(GRANULARITY, threshold)]
+    wb300, wb60 = _wb(300, threshold, True), _wb(GRANULARITY, threshold)
     ws = [_ws((720, 600), 0.1, 1, True),
           _ws((GRANULARITY, GRANULARITY), 0.1, 1)]
-    others = [_wb(GRANULARITY, t) for t in WB_THRESHOLDS if t != threshold]
-    if grid == 'defaults':
-        return wb + ws
-    if grid == 'wb':
-        return wb
-    if grid == 'wb60':
-        return [_wb(GRANULARITY, threshold)]
-    if grid == 'wb60-70':
-        return [_wb(GRANULARITY, 70.0)]
-    return (wb + ws + others
-            + [_wb(300, t) for t in WB_THRESHOLDS if t != threshold]
-            + [_ws((GRANULARITY, GRANULARITY), t, r)
+    ws_grid = [_ws((GRANULARITY, GRANULARITY), t, r)
                for t in WS_THRESHOLDS for r in WS_RETRIES
-               if (t, r) != (0.1, 1)])
+               if (t, r) != (0.1, 1)]
+    others = [_wb(GRANULARITY, t) for t in WB_THRESHOLDS if t != threshold]
+    grids = {
+        'defaults': [wb300, wb60] + ws,
+        'wb': [wb300, wb60],
+        'wb60': [wb60],
+        'wb60-70': [_wb(GRANULARITY, 70.0)],
+        'wb300': [wb300],
+        'ws': ws + ws_grid,
+        'full': ([wb300, wb60] + ws + others
+                 + [_wb(300, t) for t in WB_THRESHOLDS if t != threshold]
+                 + ws_grid),
+    }
+    return grids[grid]
 
 
 @functools.cache
@@ -357,8 +361,11 @@ def main(argv=None) -> int:
                              'row of --grid.')
     parser.add_argument('--grid', choices=GRIDS, default='full',
                         help='Watcher rows: both strategies at their '
-                             'default periods and at 60 s; workload_balance '
-                             'only, at both; or the whole grid.')
+                             'default periods and at 60 s (defaults); '
+                             'workload_balance only, at both (wb); one WB '
+                             'row (wb60, wb60-70, wb300); '
+                             'workload_stabilization\'s rows (ws); or the '
+                             'whole grid (full).')
     parser.add_argument('--seeds', default='1,2,3',
                         help='Comma-separated seeds (the synthetic trace '
                              'and bursts, flavors and placement).')
