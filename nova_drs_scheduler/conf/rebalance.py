@@ -208,6 +208,19 @@ OPTS = [
              'the worst host under doing nothing\'s, and it moves less '
              'memory on every trace; see doc/benchmarks.md). 0 turns it '
              'off: destinations are judged on their newest sample only.'),
+    cfg.FloatOpt(
+        'destination_deviations',
+        default=0.0,
+        min=0.0,
+        help='Standard deviations of a destination\'s own CPU samples '
+             'added to its expected load (see ``expected_load_halflife``, '
+             'which also sets the deviation\'s memory) when judging it: '
+             'a bursty host keeps room for its next burst, a smooth one '
+             'is judged near its mean, and a host that just received an '
+             'instance keeps room that fades as the step ages. The '
+             'current load still counts when it is higher. 0 judges a '
+             'destination at the higher of its current and expected '
+             'load only.'),
     cfg.StrOpt(
         'metrics_source',
         default='nova',
@@ -295,7 +308,8 @@ def planner_config(conf) -> model.PlannerConfig:
             drs.max_concurrent_migrations_per_host),
         max_concurrent_migrations=drs.max_concurrent_migrations,
         max_concurrent_migrations_per_violated_host=(
-            drs.max_concurrent_migrations_per_violated_host))
+            drs.max_concurrent_migrations_per_violated_host),
+        destination_deviations=drs.destination_deviations)
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:

@@ -25,7 +25,12 @@ Expected load: besides the window, each host keeps an exponentially
 weighted mean of its CPU samples with a half-life of ``halflife`` seconds
 (:func:`ewma`), the load it is expected to carry over the next periods
 whatever the newest sample says (``HostSnapshot.cpu_expected``);
-``halflife = 0`` turns it off.
+``halflife = 0`` turns it off.  With it goes an exponentially weighted
+standard deviation of the samples around that mean, on the same
+half-life (the root of :func:`ewm_variance`, ``HostSnapshot.cpu_deviation``):
+how far the host strays from its usual load.  Bursty hosts get a large one, smooth hosts a
+small one; a host that just received (or sent) an instance too, for about
+a half-life, as the step shows up as spread and then fades.
 
 Time is explicit: :meth:`MetricsWindows.update` takes ``now`` in seconds on
 the same clock as the samples' timestamps (wall clock live, simulated time in
@@ -34,6 +39,7 @@ the simulator), and nothing here reads a clock.
 
 import collections
 import dataclasses
+import math
 from collections.abc import Mapping
 
 
@@ -64,6 +70,9 @@ class HostStatus:
     reason: str
     #: Exponentially weighted mean of the CPU samples; None when off.
     cpu_expected: float | None = None
+    #: Exponentially weighted standard deviation of the CPU samples around
+    #: ``cpu_expected``, points; None when off.
+    cpu_deviation: float | None = None
 
 
 def is_over(cpu: float, ram: float | None, cpu_threshold: float,
@@ -107,12 +116,13 @@ def judgement(cpu: float | None, ram: float | None, cpu_threshold: float,
 
 
 class _HostWindow:
-    __slots__ = ('samples', 'counter', 'expected')
+    __slots__ = ('samples', 'counter', 'expected', 'variance')
 
     def __init__(self, size: int):
         self.samples = collections.deque(maxlen=size)
         self.counter = 0
         self.expected = None
+        self.variance = None
 
 
 class MetricsWindows:
@@ -172,6 +182,7 @@ class MetricsWindows:
                 for s in state.samples]}
             if state.expected is not None:
                 exported[host]['expected'] = state.expected
+                exported[host]['variance'] = state.variance
         return exported
 
     def restore(self, exported: Mapping) -> None:
@@ -191,6 +202,8 @@ class MetricsWindows:
                 expected = data.get('expected')
                 if expected is not None and state.samples:
                     state.expected = float(expected)
+                    state.variance = max(
+                        0.0, float(data.get('variance') or 0.0))
             except (KeyError, TypeError, ValueError):
                 continue
             self._hosts[host] = state
@@ -204,15 +217,17 @@ class MetricsWindows:
                 last is None or sample.timestamp > last.timestamp):
             state.samples.append(sample)
             if self.halflife > 0:
-                state.expected = ewma(
-                    state.expected, sample.cpu_percent,
-                    sample.timestamp - last.timestamp if last else 0.0,
-                    self.halflife)
+                elapsed = sample.timestamp - last.timestamp if last else 0.0
+                state.variance = ewm_variance(
+                    state.expected, state.variance, sample.cpu_percent,
+                    elapsed, self.halflife)
+                state.expected = ewma(state.expected, sample.cpu_percent,
+                                      elapsed, self.halflife)
             last = sample
         if not self._fresh(last, now):
             state.samples.clear()
             state.counter = 0
-            state.expected = None
+            state.expected = state.variance = None
             return HostStatus(host, None, None, 0, (), False, NOT_JUDGED)
         cpu = _mean([s.cpu_percent for s in state.samples])
         ram = _mean([s.ram_percent for s in state.samples
@@ -227,7 +242,8 @@ class MetricsWindows:
             is_violated(state.counter, self.stabilization),
             judgement(cpu, ram, cpu_thr, ram_thr, state.counter,
                       self.stabilization, len(state.samples)),
-            state.expected)
+            state.expected,
+            None if state.variance is None else math.sqrt(state.variance))
 
 
 def ewma(previous: float | None, value: float, elapsed: float,
@@ -239,6 +255,18 @@ def ewma(previous: float | None, value: float, elapsed: float,
         return value
     keep = 0.5 ** (max(elapsed, 0.0) / halflife)
     return keep * previous + (1.0 - keep) * value
+
+
+def ewm_variance(mean: float | None, variance: float | None, value: float,
+                 elapsed: float, halflife: float) -> float:
+    """The exponentially weighted variance around :func:`ewma`'s mean,
+    updated with ``value`` (``mean`` is the mean *before* it): the old
+    spread keeps the old mean's weight, and the new sample adds its squared
+    distance from that mean, weighted as :func:`ewma` weighs it."""
+    if mean is None or variance is None or halflife <= 0:
+        return 0.0
+    keep = 0.5 ** (max(elapsed, 0.0) / halflife)
+    return keep * (variance + (1.0 - keep) * (value - mean) ** 2)
 
 
 def _mean(values):

@@ -40,6 +40,10 @@ class PlannerConfig:
     #: destinations keep ``max_concurrent_migrations_per_host`` (a value
     #: not above it applies that limit to violated hosts too).
     max_concurrent_migrations_per_violated_host: int = 2
+    #: A destination is judged at its expected load plus this many of its
+    #: standard deviations (``HostSnapshot.cpu_deviation``), when higher
+    #: than its current load; 0 judges it at its expected load.
+    destination_deviations: float = 0.0
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
@@ -70,6 +74,9 @@ class HostSnapshot:
     #: Expected CPU over the next periods, percent: the exponentially
     #: weighted mean of its samples; None when unknown.
     cpu_expected: float | None = None
+    #: How far its CPU samples stray from ``cpu_expected``: their
+    #: exponentially weighted standard deviation, points; None when unknown.
+    cpu_deviation: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)

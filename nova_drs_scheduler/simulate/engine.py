@@ -115,7 +115,8 @@ class PeriodView:
                 ram_percent=status.ram_percent, counter=status.counter,
                 window=status.window, cpu_threshold=config.cpu_threshold,
                 ram_threshold=config.ram_threshold,
-                cpu_expected=status.cpu_expected)
+                cpu_expected=status.cpu_expected,
+                cpu_deviation=status.cpu_deviation)
         return model.Snapshot(hosts=hosts,
                               instances=self.inputs.build(self),
                               config=config,
