@@ -210,17 +210,19 @@ OPTS = [
              'off: destinations are judged on their newest sample only.'),
     cfg.FloatOpt(
         'destination_deviations',
-        default=0.0,
+        default=2.0,
         min=0.0,
-        help='Standard deviations of a destination\'s own CPU samples '
-             'added to its expected load (see ``expected_load_halflife``, '
-             'which also sets the deviation\'s memory) when judging it: '
-             'a bursty host keeps room for its next burst, a smooth one '
-             'is judged near its mean, and a host that just received an '
-             'instance keeps room that fades as the step ages. The '
-             'current load still counts when it is higher. 0 judges a '
-             'destination at the higher of its current and expected '
-             'load only.'),
+        help='How the ``balanced`` policy ranks the destinations that pass '
+             'its ``margin`` for an instance: by their CPU after the move '
+             'plus this many standard deviations of their own CPU samples '
+             '(exponentially weighted, with the half-life '
+             '``expected_load_halflife``). Of two hosts with room, a '
+             'smooth one takes the instance before a bursty one, or one '
+             'that just received a move (its step shows as spread for '
+             'about a half-life). It only ranks: ``margin`` is still '
+             'judged without it, so no destination is ruled out by it. 0 '
+             'ranks destinations by their CPU after the move alone (the '
+             'behaviour before this option; see doc/benchmarks.md).'),
     cfg.StrOpt(
         'metrics_source',
         default='nova',

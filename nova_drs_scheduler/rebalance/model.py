@@ -40,10 +40,10 @@ class PlannerConfig:
     #: destinations keep ``max_concurrent_migrations_per_host`` (a value
     #: not above it applies that limit to violated hosts too).
     max_concurrent_migrations_per_violated_host: int = 2
-    #: A destination is judged at its expected load plus this many of its
-    #: standard deviations (``HostSnapshot.cpu_deviation``), when higher
-    #: than its current load; 0 judges it at its expected load.
-    destination_deviations: float = 0.0
+    #: The ``balanced`` policy ranks the destinations that pass its margin
+    #: at their projected CPU plus this many of their standard deviations
+    #: (``HostSnapshot.cpu_deviation``); 0 ranks them at the projection.
+    destination_deviations: float = 2.0
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8

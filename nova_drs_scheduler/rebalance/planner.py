@@ -12,12 +12,9 @@ below hold for every policy:
   and be judged, not violated, schedulable, in the source's pool in
   aggregate mode, and under the in-flight limit per host;
 - a destination is judged at its *outlook*: the higher of its current load
-  and its expected load (``HostSnapshot.cpu_expected``) plus
-  ``destination_deviations`` of its standard deviations
-  (``HostSnapshot.cpu_deviation``), plus the instance.  A host that has
-  been busy is not taken for a free one on one quiet sample: the load it
-  usually carries is what the move adds to; a bursty host, or one that
-  just received a move, keeps room for its next burst;
+  and its expected load (``HostSnapshot.cpu_expected``), plus the
+  instance.  A host that has been busy is not taken for a free one on one
+  quiet sample: the load it usually carries is what the move adds to;
 - blocked instances never move; the per-period, per-host and total limits
   count migrations in flight plus those planned this period; a violated
   host that one move leaves over its threshold may send up to
@@ -87,8 +84,7 @@ class _Planner:
         self.ram = {n: h.ram_percent for n, h in self.hosts.items()}
         self.busy = collections.Counter(snapshot.inflight_by_host)
         #: Host name -> points its expected load is above its current one.
-        self.lag = {n: _lag(h, self.config.destination_deviations)
-                    for n, h in self.hosts.items()}
+        self.lag = {n: _lag(h) for n, h in self.hosts.items()}
         #: Pool key -> indexed destinations as sorted (floor score, name).
         self.order = collections.defaultdict(list)
         self.floors = {}
@@ -387,11 +383,8 @@ class _Planner:
         """Why a refused host is judged above its load, for the record."""
         if not self.lag[host.name]:
             return ''
-        spread = self.config.destination_deviations * (host.cpu_deviation
-                                                       or 0.0)
-        return (f' (expected load {host.cpu_expected:.1f}%'
-                + (f' + {spread:.1f} of deviation' if spread else '')
-                + f' > current {host.cpu_percent:.1f}%)')
+        return (f' (expected load {host.cpu_expected:.1f}% > current '
+                f'{host.cpu_percent:.1f}%)')
 
     def _apply(self, source, option, found, scored, failed):
         removal = option.removal
@@ -429,13 +422,11 @@ class _Planner:
         self._unreachable_by_pool.clear()
 
 
-def _lag(host: model.HostSnapshot, deviations: float) -> float:
-    """Points by which a host's outlook (expected CPU plus ``deviations``
-    of its standard deviations) exceeds its current CPU."""
+def _lag(host: model.HostSnapshot) -> float:
+    """Points by which a host's expected CPU exceeds its current CPU."""
     if host.cpu_expected is None or host.cpu_percent is None:
         return 0.0
-    outlook = host.cpu_expected + deviations * (host.cpu_deviation or 0.0)
-    return max(0.0, outlook - host.cpu_percent)
+    return max(0.0, host.cpu_expected - host.cpu_percent)
 
 
 def _alternative(option: base.Option) -> dict:

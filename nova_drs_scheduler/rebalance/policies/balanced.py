@@ -19,6 +19,14 @@ next violation and the next migration; the most level pair holds longest.
 On the benchmark this made fewer migrations *and* fewer overloaded
 host-periods than curing with the smallest instance (doc/benchmarks.md).
 
+Among the destinations an instance may go to, the one with the lowest
+pressure after the move wins, its CPU counted with
+``destination_deviations`` of its standard deviations
+(``HostSnapshot.cpu_deviation``) on top: of two hosts with room, the
+smooth one takes the instance before the bursty one (or the one that just
+received a move, whose step still shows as spread).  The spread only
+ranks; the margin below is judged without it, so no destination is lost.
+
 No-ping-pong rule: a destination is refused (rule ``margin``) when its
 projected CPU, or RAM when known, would exceed *its own* threshold minus
 ``margin``.  A move that lowers the worst pressure of the two hosts by
@@ -94,7 +102,8 @@ class BalancedPolicy(base.Policy):
         if cpu > host.cpu_threshold - config.margin or (
                 ram is not None and ram > host.ram_threshold - config.margin):
             return 'margin', 0.0
-        return None, base.pressure(host, cpu, ram)
+        spread = config.destination_deviations * (host.cpu_deviation or 0.0)
+        return None, base.pressure(host, cpu + spread, ram)
 
     def key(self, option, config):
         # The pair's worst pressure after the move, lowest first: the

@@ -72,39 +72,53 @@ class HostDeviationTest(testtools.TestCase):
         self.assertEqual(0.0, status['h1'].cpu_deviation)
 
 
-def plan(hosts, deviations):
-    instances = [h.instance('i1', 'hot', 1.0)]
+def plan(hosts, deviations, cores=1.0):
+    instances = [h.instance('i1', 'hot', cores)]
     return planner.plan(h.snapshot(hosts, instances,
                                    destination_deviations=deviations),
                         h.allow_all)
 
 
-class DestinationDeviationTest(testtools.TestCase):
+class DestinationRankTest(testtools.TestCase):
+    """``balanced`` ranks destinations with their spread, and judges the
+    margin without it."""
 
-    def test_bursty_destination_keeps_room_for_its_next_burst(self):
-        # Both usually carry 60%. 'bursty' strays by 4 points: with 2
-        # deviations it is judged at 68 + 10 = 78% > 75, refused; 'smooth'
-        # ends at 70% and takes the instance.
+    def test_smooth_destination_is_preferred_to_a_bursty_one(self):
+        # 'bursty' ends at 66%, 'smooth' at 68%: by load alone 'bursty'
+        # wins; with 2 deviations it ranks at 66 + 8 = 74% and 'smooth'
+        # (68 + 0) takes the instance.
         hosts = [h.host('hot', 95.0, counter=1),
-                 h.host('bursty', 58.0, cpu_expected=60.0, cpu_deviation=4.0),
-                 h.host('smooth', 60.0, cpu_expected=60.0, cpu_deviation=0.0)]
-        result = plan(hosts, 2.0)
-        self.assertEqual('smooth', result.moves[0].destination)
-        refused = {r.subject: r for r in result.moves[0].rejected}
-        self.assertEqual('margin', refused['bursty'].rule)
-        self.assertIn('expected load 60.0% + 8.0 of deviation > current '
-                      '58.0%', refused['bursty'].detail)
-        # Without the rule the less loaded bursty host wins.
+                 h.host('bursty', 56.0, cpu_deviation=4.0),
+                 h.host('smooth', 58.0, cpu_deviation=0.0)]
+        self.assertEqual('smooth', plan(hosts, 2.0).moves[0].destination)
         self.assertEqual('bursty', plan(hosts, 0.0).moves[0].destination)
 
-    def test_current_load_above_the_outlook_still_counts(self):
-        # 66% now, 60 +- 2 usual: judged at 66 + 10 = 76% > 75 whatever
-        # the deviation adds below it.
+    def test_spread_never_rules_a_destination_out(self):
+        # 66 + 10 = 76% would be past the margin (75%) with its spread,
+        # but only the projection is judged: 'bursty' is the only host and
+        # still takes the instance.
         hosts = [h.host('hot', 95.0, counter=1),
-                 h.host('high', 66.0, cpu_expected=60.0, cpu_deviation=2.0)]
-        self.assertEqual((), plan(hosts, 1.0).moves)
+                 h.host('bursty', 56.0, cpu_deviation=5.0)]
+        result = plan(hosts, 2.0)
+        self.assertEqual('bursty', result.moves[0].destination)
+        self.assertAlmostEqual(66.0,
+                               result.moves[0].expected['destination_cpu'])
 
     def test_unknown_deviation_is_no_spread(self):
         hosts = [h.host('hot', 95.0, counter=1),
-                 h.host('dest', 64.0, cpu_expected=64.0)]
-        self.assertEqual('dest', plan(hosts, 3.0).moves[0].destination)
+                 h.host('unknown', 60.0),
+                 h.host('spread', 59.0, cpu_deviation=1.0)]
+        self.assertEqual('unknown', plan(hosts, 2.0).moves[0].destination)
+
+    def test_ranking_matches_a_full_scan(self):
+        # The planner's index stops early on the policy's score at the
+        # current load; with the spread in both, the early stop must pick
+        # what a scan of every host picks.
+        hosts = [h.host('hot', 99.0, counter=1)]
+        hosts += [h.host(f'd{i}', 40.0 + 3 * i, cpu_deviation=(7 - i) * 3.0)
+                  for i in range(8)]
+        chosen = plan(hosts, 1.5).moves[0].destination
+        self.assertEqual('d7', chosen)   # d0 by load alone
+        best = min((40.0 + 3 * i + 10.0 + 1.5 * (7 - i) * 3.0, f'd{i}')
+                   for i in range(8) if 40.0 + 3 * i + 10.0 <= 75.0)
+        self.assertEqual(best[1], chosen)
