@@ -28,9 +28,10 @@ whatever the newest sample says (``HostSnapshot.cpu_expected``);
 ``halflife = 0`` turns it off.  With it goes an exponentially weighted
 standard deviation of the samples around that mean, on the same
 half-life (the root of :func:`ewm_variance`, ``HostSnapshot.cpu_deviation``):
-how far the host strays from its usual load.  Bursty hosts get a large one, smooth hosts a
-small one; a host that just received (or sent) an instance too, for about
-a half-life, as the step shows up as spread and then fades.
+how far the host strays from its usual load.  Bursty hosts get a large
+one, smooth hosts a small one; a host that just received (or sent) an
+instance too, for about a half-life, as the step shows up as spread and
+then fades.
 
 Time is explicit: :meth:`MetricsWindows.update` takes ``now`` in seconds on
 the same clock as the samples' timestamps (wall clock live, simulated time in
