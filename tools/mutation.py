@@ -48,7 +48,7 @@ _FILTERS = 'tests.unit.filters.'
 _REBALANCE = 'tests.unit.rebalance.'
 _PLANNER_TESTS = [_REBALANCE + name for name in (
     'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
-    'test_cost', 'test_policies')]
+    'test_cost', 'test_policies', 'test_deviation')]
 
 #: Module (relative to the package) -> the unit tests that pin it.
 MODULES = {
@@ -62,7 +62,8 @@ MODULES = {
     'filters/utilization.py': [_FILTERS + 'test_utilization'],
     'weighers/__init__.py': ['tests.unit.weighers.test_registry'],
     'weighers/utilization.py': ['tests.unit.weighers.test_utilization'],
-    'rebalance/metrics.py': [_REBALANCE + 'test_metrics'],
+    'rebalance/metrics.py': [_REBALANCE + 'test_metrics',
+                             _REBALANCE + 'test_deviation'],
     'rebalance/planner.py': _PLANNER_TESTS,
     'rebalance/policies/__init__.py': _PLANNER_TESTS,
     'rebalance/policies/base.py': _PLANNER_TESTS,
