@@ -219,8 +219,10 @@ OPTS = [
              '``expected_load_halflife``). Of two hosts with room, a '
              'smooth one takes the instance before a bursty one, or one '
              'that just received a move (its step shows as spread for '
-             'about a half-life). It only ranks: ``margin`` is still '
-             'judged without it, so no destination is ruled out by it. 0 '
+             'about a half-life). ``margin`` is still judged without '
+             'it, so no destination is ruled out by it; the spread does '
+             'count in the move\'s improvement (the pair\'s worst load '
+             'after the move), which ``min_improvement`` judges. 0 '
              'ranks destinations by their CPU after the move alone (the '
              'behaviour before this option; see doc/benchmarks.md).'),
     cfg.StrOpt(

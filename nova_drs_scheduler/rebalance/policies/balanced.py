@@ -24,8 +24,9 @@ pressure after the move wins, its CPU counted with
 ``destination_deviations`` of its standard deviations
 (``HostSnapshot.cpu_deviation``) on top: of two hosts with room, the
 smooth one takes the instance before the bursty one (or the one that just
-received a move, whose step still shows as spread).  The spread only
-ranks; the margin below is judged without it, so no destination is lost.
+received a move, whose step still shows as spread).  The margin below
+is judged without the spread, so no destination is lost; the improvement
+(and so ``min_improvement``) counts it.
 
 No-ping-pong rule: a destination is refused (rule ``margin``) when its
 projected CPU, or RAM when known, would exceed *its own* threshold minus
