@@ -32,6 +32,20 @@ class DeviationArithmeticTest(testtools.TestCase):
     def test_no_time_passed_changes_nothing(self):
         self.assertEqual(4.0, metrics.ewm_variance(50.0, 4.0, 90.0, 0, 600))
 
+    def test_a_clock_going_back_changes_nothing(self):
+        self.assertEqual(4.0,
+                         metrics.ewm_variance(50.0, 4.0, 90.0, -0.5, 600))
+
+    def test_unknown_spread_starts_at_none(self):
+        self.assertEqual(0.0, metrics.ewm_variance(50.0, None, 70.0, 60, 600))
+
+    def test_negative_halflife_is_off(self):
+        self.assertEqual(0.0, metrics.ewm_variance(50.0, 9.0, 90.0, 60, -600))
+
+    def test_a_short_halflife_still_counts(self):
+        # One half-life passed: 0.5 * (0 + 0.5 * (60 - 50) ** 2) = 25.
+        self.assertEqual(25.0, metrics.ewm_variance(50.0, 0.0, 60.0, 1, 1))
+
 
 class HostDeviationTest(testtools.TestCase):
 
@@ -68,6 +82,14 @@ class HostDeviationTest(testtools.TestCase):
         state = windows()
         state.restore({'h1': {'counter': 0, 'samples': [[0, 60, None]],
                               'expected': 60.0}})
+        status = state.update(60, {'h1': metrics.HostSample(60, 60)})
+        self.assertEqual(0.0, status['h1'].cpu_deviation)
+
+    def test_negative_recorded_variance_restores_as_smooth(self):
+        # A damaged record must not make the deviation's root fail.
+        state = windows()
+        state.restore({'h1': {'counter': 0, 'samples': [[0, 60, None]],
+                              'expected': 60.0, 'variance': -4.0}})
         status = state.update(60, {'h1': metrics.HostSample(60, 60)})
         self.assertEqual(0.0, status['h1'].cpu_deviation)
 
@@ -109,6 +131,14 @@ class DestinationRankTest(testtools.TestCase):
                  h.host('unknown', 60.0),
                  h.host('spread', 59.0, cpu_deviation=1.0)]
         self.assertEqual('unknown', plan(hosts, 2.0).moves[0].destination)
+
+    def test_unknown_deviation_is_not_less_than_none(self):
+        # 'steady' ends at 69 + 2 * 0.25 = 69.5%, 'unknown' at 70%: an
+        # unknown spread counts as 0, never as a bonus.
+        hosts = [h.host('hot', 95.0, counter=1),
+                 h.host('unknown', 60.0),
+                 h.host('steady', 59.0, cpu_deviation=0.25)]
+        self.assertEqual('steady', plan(hosts, 2.0).moves[0].destination)
 
     def test_ranking_matches_a_full_scan(self):
         # The planner's index stops early on the policy's score at the
