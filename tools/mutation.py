@@ -70,6 +70,7 @@ MODULES = {
     'rebalance/policies/balanced.py': _PLANNER_TESTS,
     'rebalance/policies/seed.py': _PLANNER_TESTS,
     'rebalance/candidates.py': ['tests.unit.live.test_candidates'],
+    'rebalance/sources/nova.py': ['tests.unit.live.test_nova_source'],
     'rebalance/aggregate_settings.py': [
         'tests.unit.live.test_aggregate_settings'],
 }
