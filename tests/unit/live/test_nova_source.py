@@ -78,8 +78,12 @@ class NodeSampleTest(testtools.TestCase):
             {'value': 0.5},
             {'timestamp': '2026-11-01T12:00:00Z'},
         ]
+        # Other metrics Nova's CPU monitor reports, named before and
+        # after cpu.percent.
         others = [{'name': 'cpu.frequency', 'value': 2400,
-                   'timestamp': '2026-11-01T12:00:00Z', 'source': 's'}]
+                   'timestamp': '2026-11-01T12:00:00Z', 'source': 's'},
+                  {'name': 'cpu.user.percent', 'value': 0.1,
+                   'timestamp': '2026-11-01T11:00:00Z', 'source': 's'}]
         for entry in entries:
             metrics = jsonutils.dumps(
                 others + [dict(entry, name='cpu.percent', source='s')])
