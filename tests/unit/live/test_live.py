@@ -1,11 +1,14 @@
 """Snapshot pieces built from Nova rows: pools, opt-outs, fallbacks."""
 
+from unittest import mock
+
 import testtools
 from nova import objects
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import live
+from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 
 
@@ -38,6 +41,40 @@ class PoolTest(testtools.TestCase):
         self.assertEqual(live.GLOBAL_POOL,
                          self.pool('global', 'a', 'aggregate'))
         self.assertIsNone(self.pool('aggregate', None, 'aggregate'))
+
+
+class HostSnapshotTest(testtools.TestCase):
+    """The windows' verdict reaches the planner's host as the live
+    service, the CLI and the simulator all give it."""
+
+    def snapshot(self, status):
+        rows = live.HostRows(
+            name='h1', node=mock.Mock(vcpus=10, memory_mb=8192),
+            service={'disabled': False}, cell=None, up=True, aggregates=[])
+        settings = aggregate_settings.HostSettings(
+            'global', None, 80, 90, False)
+        return live.host_snapshot(rows, status, settings,
+                                  model.PlannerConfig())
+
+    def test_expected_load_and_spread_of_a_judged_host(self):
+        status = metrics.HostStatus('h1', 85.0, None, 2, (85.0,), True,
+                                    'over', cpu_expected=70.0,
+                                    cpu_deviation=6.0)
+        host = self.snapshot(status)
+        self.assertEqual((85.0, 2, 70.0, 6.0, 80, True),
+                         (host.cpu_percent, host.counter, host.cpu_expected,
+                          host.cpu_deviation, host.cpu_threshold,
+                          host.schedulable))
+
+    def test_unjudged_host_has_no_load(self):
+        status = metrics.HostStatus('h1', None, None, 0, (), False,
+                                    'no sample', cpu_expected=70.0,
+                                    cpu_deviation=6.0)
+        for unjudged in (status, None):
+            host = self.snapshot(unjudged)
+            self.assertEqual((None, 0, None, None),
+                             (host.cpu_percent, host.counter,
+                              host.cpu_expected, host.cpu_deviation))
 
 
 class BlockedTest(testtools.TestCase):
