@@ -159,6 +159,9 @@ def node_sample(node) -> HostSample | None:
 
 #: The ``cpu.percent`` entry of a node's metrics, as Nova's objects read it.
 Metric = collections.namedtuple('Metric', ['name', 'value', 'timestamp'])
+#: Nova's conversions of a MonitorMetric's value and timestamp.
+_INTEGER = fields.IntegerField(nullable=False)
+_DATETIME = fields.DateTimeField(nullable=False)
 
 
 def cpu_metric(metrics: str | None) -> Metric | None:
@@ -181,6 +184,3 @@ def cpu_metric(metrics: str | None) -> Metric | None:
         return Metric(utilization.CPU_METRIC, value, timestamp)
     return None
 
-
-_INTEGER = fields.IntegerField(nullable=False)
-_DATETIME = fields.DateTimeField(nullable=False)
