@@ -37,7 +37,8 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                    max_migrations_per_period=3,
                    max_concurrent_migrations_per_host=2,
                    max_concurrent_migrations_per_violated_host=3,
-                   max_concurrent_migrations=8, group='drs')
+                   max_concurrent_migrations=8, destination_deviations=1.5,
+                   group='drs')
         self.assertEqual(
             model.PlannerConfig(
                 policy='seed', mode='aggregate', unaggregated_hosts='pool',
@@ -45,7 +46,7 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                 margin=5.0, min_improvement=1.0, max_migrations_per_period=3,
                 max_concurrent_migrations_per_host=2,
                 max_concurrent_migrations_per_violated_host=3,
-                max_concurrent_migrations=8),
+                max_concurrent_migrations=8, destination_deviations=1.5),
             rebalance.planner_config(conf.CONF))
 
     def test_metrics_windows_follow_options(self):
