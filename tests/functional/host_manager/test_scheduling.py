@@ -302,6 +302,12 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
                 for snap in self.host_manager._snapshots.values()
                 for entry in snap.nodes.values()}
 
+    def wait_for_hosts(self, hosts):
+        """Wait until both rows of each host are cached: a request that
+        finds a provider whose node row is not cached reads it itself."""
+        self.wait_for_cache(lambda services: set(hosts) <= set(services)
+                            and set(hosts) <= self.cached_node_hosts())
+
     def boot(self, **kwargs):
         server = self._create_server(networks='none',
                                      flavor_id=self.flavor_id, **kwargs)
@@ -311,15 +317,14 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
         self.assertEqual({self.INTERVAL}, set(self.refreshes))
 
     def test_new_compute_is_read_in_the_background(self):
-        self.wait_for_cache(lambda services: {'host1', 'host2'} <= set(
-            services))
+        self.wait_for_hosts({'host1', 'host2'})
         self._start_compute('host3')
-        self.wait_for_cache(lambda services: 'host3' in services
-                            and 'host3' in self.cached_node_hosts())
+        self.wait_for_hosts({'host3'})
         self.assertEqual('host3', self.boot(host='host3'))
         self.assert_no_request_refreshed()
 
     def test_forced_down_service_is_avoided(self):
+        self.wait_for_hosts({'host1', 'host2'})
         service = self.admin_api.get_services(
             host='host1', binary='nova-compute')[0]
         self.admin_api.put_service_force_down(service['id'], True)
@@ -331,8 +336,7 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
 
     def test_aggregate_change_is_seen_at_once(self):
         # Aggregates come by RPC, not from the cached rows.
-        self.wait_for_cache(lambda services: {'host1', 'host2'} <= set(
-            services))
+        self.wait_for_hosts({'host1', 'host2'})
         self.admin_api.post_extra_spec(self.flavor_id, {'extra_specs': {
             'aggregate_instance_extra_specs:tier': 'gold'}})
         gold = self._aggregate_with_hosts('gold', ['host1'], {'tier': 'gold'})
