@@ -51,7 +51,7 @@ class LiveCandidates:
     """A :data:`~.model.CandidatesFn` over Nova's live scheduler state."""
 
     def __init__(self, context, host_manager, placement_client, instances):
-        """``instances``: {uuid: (Instance, CellMapping)} of this period."""
+        """``instances``: {uuid: live.InstanceRow} of this period."""
         self.context = context
         self.host_manager = host_manager
         self.placement_client = placement_client
@@ -103,16 +103,16 @@ class LiveCandidates:
 
     def _request_spec(self, inst: model.InstanceSnapshot):
         """The instance's spec as the conductor prepares a live migration."""
-        instance, cell = self.instances[inst.uuid]
+        found = self.instances[inst.uuid]
         spec = objects.RequestSpec.get_by_instance_uuid(
             self.context, inst.uuid)
         spec.reset_forced_destinations()
         spec.ignore_hosts = [inst.host]
         spec.instance_uuid = inst.uuid
-        spec.requested_destination = objects.Destination(cell=cell)
+        spec.requested_destination = objects.Destination(cell=found.cell)
         scheduler_utils.setup_instance_group(self.context, spec)
-        spec.ensure_project_and_user_id(instance)
-        spec.ensure_network_information(instance)
+        spec.ensure_project_and_user_id(found.nova)
+        spec.ensure_network_information(found.nova)
         return spec
 
     def _placement_hosts(self, spec, names):

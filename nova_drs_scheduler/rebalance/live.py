@@ -8,9 +8,12 @@ period can use: those of the hosts over their threshold (the only
 sources), plus the few named by migrations and open recommendations, a
 few hosts per query so that requests in flight get their turn in between
 (an instance that changes host between two of those queries may be left
-out of that period, as one created just after the read is).  Database
-reads only: nothing here calls another service over RPC, so the reads may
-run under ``target_cell`` (§0.4 of the integration notes).
+out of that period, as one created just after the read is).  Instances
+are read as plain rows too (:class:`InstanceRow`); Nova's Instance object
+is made only for those that need one (measured over Nova's diagnostics
+RPC, scored as candidates).  Database reads only: nothing here calls
+another service over RPC, so the reads may run under ``target_cell``
+(§0.4 of the integration notes).
 :func:`build_snapshot` then turns those rows, the metric windows' verdicts
 and the instances' measured loads into the planner's
 :class:`~.model.Snapshot`.
@@ -18,8 +21,10 @@ and the instances' measured loads into the planner's
 
 import dataclasses
 import datetime
+import functools
 from collections.abc import Mapping
 
+import sqlalchemy as sa
 from nova import context as nova_context
 from nova import objects
 from nova.compute import vm_states
@@ -45,6 +50,10 @@ GLOBAL_POOL = '(global)'
 #: Hosts (or instance uuids) per instance query; requests in flight get
 #: their turn between two (:mod:`~nova_drs_scheduler.pacing`).
 READ_SLICE = 10
+#: Labels of the flavor and metadata columns read beside an instance's
+#: (:func:`_instance_rows`).
+_FLAVOR = 'drs_flavor'
+_OPT_OUT = 'drs_instance_opt_out'
 
 
 #: The compute node columns a period uses (:func:`host_snapshot`, the
@@ -76,8 +85,8 @@ class HostRows:
 class InstanceFacts:
     """What a period needs of an instance's flavor and metadata.
 
-    Read as plain values (:func:`_facts`): Nova's Instance objects with
-    their flavor and metadata loaded cost most of a period's read.
+    Read as plain values (:func:`instance_row`): Nova's Instance objects
+    with their flavor and metadata loaded cost most of a period's read.
     """
 
     vcpus: int
@@ -88,19 +97,64 @@ class InstanceFacts:
     instance_opt_out: str | None = None
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class InstanceRow:
+    """One instance as a period reads it (:func:`read_instances`).
+
+    A plain row: making every instance of the hosts over Nova's Instance
+    object was most of a period's read, and most of them are only
+    snapshotted.  :attr:`nova` makes it for those that need one.
+    """
+
+    #: Every column of the instance's ``instances`` row, by name.
+    row: Mapping
+    facts: InstanceFacts
+    cell: object
+    #: The context the row was read with, targeted at :attr:`cell`.
+    context: object
+
+    @property
+    def uuid(self) -> str:
+        return self.row['uuid']
+
+    @property
+    def host(self) -> str | None:
+        return self.row['host']
+
+    @property
+    def display_name(self) -> str | None:
+        return self.row['display_name']
+
+    @property
+    def vm_state(self) -> str | None:
+        return self.row['vm_state']
+
+    @property
+    def task_state(self) -> str | None:
+        return self.row['task_state']
+
+    @property
+    def vcpus(self) -> int:
+        return self.row['vcpus']
+
+    @functools.cached_property
+    def nova(self) -> objects.Instance:
+        """Nova's Instance object of the row, made once, as
+        ``InstanceList.get_by_filters`` makes it without ``expected_attrs``
+        (flavor, metadata and the other optional fields load on access):
+        what Nova's diagnostics RPC and a RequestSpec take."""
+        return objects.Instance._from_db_object(
+            self.context, objects.Instance(), self.row, expected_attrs=[])
+
+
 @dataclasses.dataclass
 class Cloud:
     """Everything one period reads from Nova's databases."""
 
     hosts: dict
-    #: {instance uuid: (Instance, CellMapping)}, as :func:`read_instances`
-    #: filled it.  The Instance objects have neither flavor nor metadata
-    #: loaded (an access loads them, one query each); :attr:`facts` has
-    #: what a period uses of them.
+    #: {instance uuid: InstanceRow}, as :func:`read_instances` filled it.
     instances: dict
     migrations: list
-    #: {instance uuid: InstanceFacts} of :attr:`instances`.
-    facts: dict = dataclasses.field(default_factory=dict)
 
 
 def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
@@ -152,7 +206,8 @@ def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
     show them all); the periodic task names the hosts over their threshold,
     which is what keeps a period's read small in a large cloud.  ``uuids``
     (e.g. instances of recent migrations) are read wherever they are, if on
-    a host of ``cloud``.
+    a host of ``cloud``.  An instance with no flavor stored yet (not built)
+    is left out: nothing a period can move.
     """
     wanted = set(cloud.hosts) if hosts is None else set(hosts)
     uuids = sorted(set(uuids))
@@ -168,46 +223,55 @@ def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
                 # In slices, so that requests get their turn in between.
                 for start in range(0, len(values), READ_SLICE):
                     pacing.give_way()
-                    found = [instance for instance in
-                             objects.InstanceList.get_by_filters(
-                                 cctxt, {key: values[start:start + READ_SLICE],
-                                         'deleted': False},
-                                 expected_attrs=[])
-                             if instance.host in cloud.hosts]
-                    facts = _facts(cctxt, [i.uuid for i in found])
-                    for instance in found:
-                        if instance.uuid in facts:  # Else deleted since.
-                            cloud.instances[instance.uuid] = (instance, cell)
-                            cloud.facts[instance.uuid] = facts[instance.uuid]
+                    for row in _instance_rows(
+                            cctxt, key, values[start:start + READ_SLICE]):
+                        found = instance_row(row, cell, cctxt)
+                        if found is not None and found.host in cloud.hosts:
+                            cloud.instances[found.uuid] = found
 
 
 @main_db_api.pick_context_manager_reader
-def _facts(context, uuids: list) -> dict:
-    """``{uuid: InstanceFacts}`` of the instances ``uuids`` of one cell,
-    from the flavor Nova embeds in ``instance_extra`` (its ``cur``
-    version, as ``Instance.flavor`` loads it) and the ``drs_exclude``
-    metadata row."""
-    if not uuids:
-        return {}
-    extra, metadata = models.InstanceExtra, models.InstanceMetadata
-    flavors = context.session.query(
-        extra.instance_uuid, extra.flavor).filter(
-        extra.instance_uuid.in_(uuids), extra.deleted == 0).all()
-    opted = dict(context.session.query(
-        metadata.instance_uuid, metadata.value).filter(
-        metadata.instance_uuid.in_(uuids), metadata.deleted == 0,
-        metadata.key == INSTANCE_OPT_OUT).all())
-    found = {}
-    for uuid, flavor in flavors:
-        if not flavor:
-            continue  # Not built yet: nothing a period can move.
-        data = jsonutils.loads(flavor)['cur']['nova_object.data']
-        found[uuid] = InstanceFacts(
-            vcpus=data['vcpus'], memory_mb=data['memory_mb'],
-            flavor_opt_out=(data.get('extra_specs') or {}).get(
-                FLAVOR_OPT_OUT),
-            instance_opt_out=opted.get(uuid))
-    return found
+def _instance_rows(context, column: str, values: list) -> list:
+    """The live instances of one cell whose ``column`` (``host`` or
+    ``uuid``) is in ``values``, each row with its stored flavor and its
+    ``drs_exclude`` metadata, in one query.
+
+    The instances are those ``InstanceList.get_by_filters`` returns for
+    ``{column: values, 'deleted': False}`` (neither deleted nor soft
+    deleted, not hidden), but unsorted: its sort by creation time made
+    SQLite walk the ``(deleted, created_at)`` index, every live instance
+    of the cell, for each query, instead of the index on ``column``.
+    """
+    instance = models.Instance.__table__
+    extra = models.InstanceExtra.__table__
+    metadata = models.InstanceMetadata.__table__
+    joined = instance.outerjoin(extra, sa.and_(
+        extra.c.instance_uuid == instance.c.uuid, extra.c.deleted == 0)
+    ).outerjoin(metadata, sa.and_(
+        metadata.c.instance_uuid == instance.c.uuid,
+        metadata.c.deleted == 0, metadata.c.key == INSTANCE_OPT_OUT))
+    query = sa.select(
+        instance, extra.c.flavor.label(_FLAVOR),
+        metadata.c.value.label(_OPT_OUT)).select_from(joined).where(
+        instance.c[column].in_(values), instance.c.deleted == 0,
+        sa.or_(instance.c.vm_state != vm_states.SOFT_DELETED,
+               instance.c.vm_state.is_(None)),
+        sa.or_(instance.c.hidden == sa.false(), instance.c.hidden.is_(None)))
+    return [row._mapping for row in context.session.execute(query)]
+
+
+def instance_row(row: Mapping, cell, context) -> InstanceRow | None:
+    """The :class:`InstanceRow` of one of :func:`_instance_rows`' rows,
+    its :class:`InstanceFacts` from the flavor Nova embeds in
+    ``instance_extra`` (its ``cur`` version, as ``Instance.flavor`` loads
+    it); None for an instance with no flavor stored yet."""
+    if not row[_FLAVOR]:
+        return None
+    data = jsonutils.loads(row[_FLAVOR])['cur']['nova_object.data']
+    return InstanceRow(row, InstanceFacts(
+        vcpus=data['vcpus'], memory_mb=data['memory_mb'],
+        flavor_opt_out=(data.get('extra_specs') or {}).get(FLAVOR_OPT_OUT),
+        instance_opt_out=row[_OPT_OUT]), cell, context)
 
 
 def recent_migrations(cctxt, since: datetime.datetime) -> list:
@@ -240,7 +304,7 @@ def needs_attention(cloud: Cloud) -> dict:
     for migration in sorted(cloud.migrations, key=executor.changed_at):
         newest[migration.instance_uuid] = migration
     found = {}
-    for uuid, (instance, _cell) in sorted(cloud.instances.items()):
+    for uuid, instance in sorted(cloud.instances.items()):
         migration = newest.get(uuid)
         if (instance.vm_state != vm_states.ERROR or migration is None
                 or migration.user_id != executor.DRS_USER):
@@ -365,18 +429,18 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
     migrations = executor.migration_state(
         cloud.migrations, timeutils.utcnow(), cooldown, quarantine,
         no_return)
-    on_hosts = [instance for instance, _cell in cloud.instances.values()
+    on_hosts = [instance for instance in cloud.instances.values()
                 if instance.host in hosts]
     loads = fallback_loads(hosts, on_hosts, loads)
     instances = [
         model.InstanceSnapshot(
             uuid=instance.uuid, host=instance.host,
             name=instance.display_name or '',
-            vcpus=cloud.facts[instance.uuid].vcpus,
-            memory_mb=cloud.facts[instance.uuid].memory_mb,
+            vcpus=instance.facts.vcpus,
+            memory_mb=instance.facts.memory_mb,
             cpu_cores=loads.get(instance.uuid, 0.0),
             blocked=instance_blocked(
-                instance, cloud.facts[instance.uuid],
+                instance, instance.facts,
                 migrations.blocked.get(instance.uuid)),
             left=migrations.left.get(instance.uuid, ()))
         for instance in sorted(on_hosts, key=lambda i: i.uuid)]

@@ -193,9 +193,9 @@ class Rebalancer:
         self.store.add(rec)
         self.telemetry.moves('planned', len(plan.moves))
         for move, extra in starting:
-            _instance, cell = cloud.instances[move.instance]
-            outcome = dict(self.executor.start(rec['id'], move, cell),
-                           **extra)
+            outcome = dict(self.executor.start(
+                rec['id'], move, cloud.instances[move.instance].cell),
+                **extra)
             self._outcome(rec['id'], move.instance, outcome)
             record.set_outcome(rec, move.instance, outcome)
         self.store.purge(drs.history_size, drs.history_max_age)
@@ -215,10 +215,10 @@ class Rebalancer:
         for move in plan.moves:
             record.set_outcome(rec, move.instance, {'status': 'dry-run'})
         # For ``explain INSTANCE``; too large for every period's record.
-        rec['instance_hosts'] = {uuid: instance.host for uuid, (instance, _)
+        rec['instance_hosts'] = {uuid: instance.host for uuid, instance
                                  in cloud.instances.items()}
         rec['instance_names'] = {uuid: instance.display_name or ''
-                                 for uuid, (instance, _)
+                                 for uuid, instance
                                  in cloud.instances.items()}
         return rec
 
@@ -318,7 +318,7 @@ class Rebalancer:
             context, cloud, None if all_instances else over,
             self._named_instances(cloud))
         measured = self.source.instance_loads_within(
-            context, [instance for instance, _cell in cloud.instances.values()
+            context, [instance for instance in cloud.instances.values()
                       if instance.host in over],
             drs.instance_metrics_timeout)
         snapshot = live.build_snapshot(

@@ -60,9 +60,10 @@ class MetricsSource(abc.ABC):
         """CPU each instance uses now, in cores, keyed by instance uuid.
 
         ``instances`` are objects with at least ``uuid``, ``host`` and
-        ``vcpus`` attributes (Nova ``Instance`` objects live).  Instances
-        the source cannot measure are left out; the caller decides their
-        fallback.
+        ``vcpus`` attributes (live, the period's
+        :class:`~..live.InstanceRow` rows, whose ``nova`` is the Instance
+        object and ``cell`` its cell).  Instances the source cannot
+        measure are left out; the caller decides their fallback.
         """
 
     def instance_loads_within(self, context, instances: Sequence,

@@ -21,8 +21,9 @@ is left out; the caller then falls back to a share of its host's load.
 The calls run host by host, hosts side by side, under the period's
 deadline (``[drs] instance_metrics_timeout``): a host whose compute does
 not answer in time is reported late, not waited for.  The instances given
-are the Instance objects the period read, so no instance is read again;
-one host mapping per host targets the calls at the host's cell.
+are the rows the period read (``live.InstanceRow``), so no instance is
+read again: each call takes the row's Instance object, made from it, and
+targets the row's cell.
 """
 
 import collections
@@ -107,14 +108,10 @@ class NovaSource(base.MetricsSource):
 
     def _read_host(self, context, host: str, instances) -> dict:
         """``{uuid: (cpu time in ns, wall clock in s)}`` of one host's
-        instances; runs in a worker, so it changes nothing shared."""
+        instances, read from the cell they were read from (the host's);
+        runs in a worker, so it changes nothing shared."""
         ctx = context.elevated()  # A copy, targeted at the host's cell.
-        try:
-            mapping = objects.HostMapping.get_by_host(ctx, host)
-        except Exception as exc:  # Unmapped or unreadable: unmeasured.
-            LOG.debug('No cell for host %s: %s', host, exc)
-            return {}
-        nova_context.set_target_cell(ctx, mapping.cell_mapping)
+        nova_context.set_target_cell(ctx, instances[0].cell)
         readings = {}
         for instance in instances:
             cpu_time = self._read_cpu_time(ctx, instance)
@@ -126,7 +123,7 @@ class NovaSource(base.MetricsSource):
         """Total CPU time of the instance's vCPUs, in ns, or None."""
         try:
             diagnostics = self.compute_api.get_instance_diagnostics(
-                context, instance)
+                context, instance.nova)
         except Exception as exc:  # Any failure: this instance unmeasured.
             LOG.debug('No diagnostics for instance %s: %s', instance.uuid,
                       exc)

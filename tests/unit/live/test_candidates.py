@@ -5,6 +5,7 @@ period.
 """
 
 import dataclasses
+import types
 from unittest import mock
 
 import fixtures
@@ -213,7 +214,8 @@ class LiveCandidatesTest(test.NoDBTestCase):
         live = candidates.LiveCandidates(
             nova_context.get_admin_context(), self.host_manager,
             self.placement,
-            {uuid: (instance, objects.CellMapping(uuid=uuids.cell))})
+            {uuid: types.SimpleNamespace(
+                nova=instance, cell=objects.CellMapping(uuid=uuids.cell))})
         return live(snapshot.instances[0], snapshot)
 
     @staticmethod

@@ -1,12 +1,16 @@
 """The nova metric source: host samples and instance CPU rates."""
 
+import contextlib
 import datetime
 import threading
 import time
+import types
 from unittest import mock
 
 import fixtures
 import testtools
+from nova import context as nova_context
+from nova import exception
 from nova import objects
 from nova.objects import monitor_metric
 from oslo_config import cfg
@@ -111,8 +115,6 @@ class InstanceLoadsTest(testtools.TestCase):
         self.source._read_cpu_time = (
             lambda ctx, instance: self.times.get(instance.uuid))
         self.useFixture(fixtures.MockPatch(
-            'nova.objects.HostMapping.get_by_host'))
-        self.useFixture(fixtures.MockPatch(
             'nova.context.set_target_cell'))
         self.context = mock.Mock()
 
@@ -127,6 +129,21 @@ class InstanceLoadsTest(testtools.TestCase):
         # a: 30 s of CPU in 20 s: 1.5 cores; b's counter did not advance.
         self.times = {uuids.a: 40 * 10**9, uuids.b: 5 * 10**9}
         self.assertEqual({uuids.a: 1.5}, self.loads(120.0, uuids.a, uuids.b))
+
+    def test_counter_gone_back_is_a_new_start(self):
+        # A guest rebooted: its CPU time restarted from zero.
+        self.times = {uuids.a: 10 * 10**9}
+        self.loads(100.0, uuids.a)
+        self.times = {uuids.a: 5 * 10**9}
+        self.assertEqual({}, self.loads(110.0, uuids.a))
+        self.times = {uuids.a: 8 * 10**9}
+        self.assertEqual({uuids.a: 0.3}, self.loads(120.0, uuids.a))
+
+    def test_no_time_elapsed_counts_a_millisecond(self):
+        self.times = {uuids.a: 10**9}
+        self.loads(100.0, uuids.a)
+        self.times = {uuids.a: 10**9 + 10**6}
+        self.assertEqual({uuids.a: 1.0}, self.loads(100.0, uuids.a))
 
     def test_unmeasured_and_forgotten_instances(self):
         self.times = {uuids.a: 10**9}
@@ -158,3 +175,122 @@ class InstanceLoadsTest(testtools.TestCase):
         self.assertLess(time.monotonic() - started, 5)
         self.assertEqual(frozenset({'hung'}), measured.late)
         self.assertEqual({uuids.a}, set(measured.loads))
+
+
+UNSET = object()
+
+
+def cell(name):
+    return objects.CellMapping(uuid=getattr(uuids, name), name=name)
+
+
+class HostSamplesTest(testtools.TestCase):
+    """host_samples reads every cell's compute nodes but cell0's."""
+
+    def setUp(self):
+        super().setUp()
+        objects.register_all()
+        with mock.patch('nova.compute.api.API'):
+            self.source = nova.NovaSource(cfg.ConfigOpts())
+
+    @staticmethod
+    def node(host, cpu):
+        metrics = '[]' if cpu is None else jsonutils.dumps([{
+            'name': 'cpu.percent', 'value': cpu / 100.0, 'source': 's',
+            'timestamp': '2026-11-01T12:00:00'}])
+        return objects.ComputeNode(host=host, metrics=metrics)
+
+    def test_first_sampled_node_of_each_wanted_host(self):
+        cells = [objects.CellMapping(uuid=objects.CellMapping.CELL0_UUID,
+                                     name='cell0'), cell('a'), cell('b')]
+        nodes = {
+            'cell0': [self.node('h5', 11)],
+            'a': [self.node('h1', 42), self.node('h9', 50),
+                  self.node('h4', None), self.node('h2', None)],
+            # A second node of h1 (ironic); h4's first node had no sample.
+            'b': [self.node('h1', 10), self.node('h4', 30),
+                  self.node('h3', 20)],
+        }
+        targeted = []
+
+        @contextlib.contextmanager
+        def target_cell(context, cell_mapping):
+            targeted.append(cell_mapping.name)
+            yield cell_mapping.name
+        with mock.patch('nova.objects.CellMappingList.get_all',
+                        return_value=cells), \
+                mock.patch('nova.context.target_cell', target_cell), \
+                mock.patch('nova.objects.ComputeNodeList.get_all',
+                           side_effect=lambda cctxt: nodes[cctxt]):
+            samples = self.source.host_samples(
+                'ctxt', ['h1', 'h2', 'h3', 'h4', 'h5'])
+        self.assertEqual({'h1': 42.0, 'h3': 20.0, 'h4': 30.0},
+                         {name: sample.cpu_percent
+                          for name, sample in samples.items()})
+        self.assertEqual(['a', 'b'], targeted)
+
+
+class DiagnosticsTest(testtools.TestCase):
+    """Each host's calls go to the cell its instances were read from,
+    with Nova's Instance object of each row."""
+
+    def setUp(self):
+        super().setUp()
+        objects.register_all()
+        with mock.patch('nova.compute.api.API'):
+            self.source = nova.NovaSource(cfg.ConfigOpts())
+        self.api = self.source.compute_api
+        self.context = nova_context.get_admin_context()
+
+    @staticmethod
+    def diagnostics(*times):
+        """``UNSET``: a vCPU that reports no time field at all."""
+        return objects.Diagnostics(cpu_details=[
+            objects.CpuDiagnostics(id=n) if time is UNSET else
+            objects.CpuDiagnostics(id=n, time=time)
+            for n, time in enumerate(times)])
+
+    @staticmethod
+    def row(name, host='h1', where=None):
+        return types.SimpleNamespace(
+            uuid=getattr(uuids, name), host=host, cell=where or cell('a'),
+            nova=objects.Instance(uuid=getattr(uuids, name), host=host))
+
+    def test_cpu_time_is_the_sum_of_the_vcpus_that_report_one(self):
+        self.api.get_instance_diagnostics.return_value = self.diagnostics(
+            5, None, UNSET, 7)
+        self.assertEqual(12, self.source._read_cpu_time(
+            self.context, self.row('a')))
+        self.api.get_instance_diagnostics.return_value = self.diagnostics(
+            None, UNSET)
+        self.assertIsNone(self.source._read_cpu_time(
+            self.context, self.row('a')))
+        self.api.get_instance_diagnostics.return_value = self.diagnostics(0)
+        self.assertEqual(0, self.source._read_cpu_time(
+            self.context, self.row('a')))
+
+    def test_failed_call_is_unmeasured(self):
+        self.api.get_instance_diagnostics.side_effect = (
+            exception.InstanceInvalidState(
+                attr='power_state', instance_uuid=uuids.a, state='shutdown',
+                method='get_diagnostics'))
+        self.assertIsNone(self.source._read_cpu_time(
+            self.context, self.row('a')))
+
+    def test_calls_target_the_rows_cell_on_a_copy(self):
+        rows = [self.row('a', where=cell('b')), self.row('b', where=cell('b'))]
+        calls = []
+
+        def diagnostics(ctxt, instance):
+            calls.append((ctxt.cell_uuid, instance))
+            return self.diagnostics(None if instance.uuid == uuids.b else 3)
+        self.api.get_instance_diagnostics.side_effect = diagnostics
+        with mock.patch('nova.context.set_target_cell',
+                        lambda ctxt, mapping: setattr(
+                            ctxt, 'cell_uuid', mapping.uuid)), \
+                mock.patch('time.time', return_value=50.0):
+            readings = self.source._read_host(self.context, 'h1', rows)
+        self.assertEqual({uuids.a: (3, 50.0)}, readings)
+        self.assertEqual([(uuids.b, rows[0].nova), (uuids.b, rows[1].nova)],
+                         calls)
+        self.assertIsNone(self.context.cell_uuid)  # The caller's, untouched.
