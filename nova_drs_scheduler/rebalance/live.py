@@ -97,13 +97,20 @@ class InstanceFacts:
     instance_opt_out: str | None = None
 
 
+def _column(name: str) -> property:
+    """A read-only attribute of :class:`InstanceRow`: the row's column, as
+    Nova's Instance object of the row would give it."""
+    return property(lambda self: self.row[name])
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class InstanceRow:
     """One instance as a period reads it (:func:`read_instances`).
 
-    A plain row: making every instance of the hosts over Nova's Instance
-    object was most of a period's read, and most of them are only
-    snapshotted.  :attr:`nova` makes it for those that need one.
+    A plain row: making each one Nova's Instance object was most of a
+    period's read, and a period needs that object only for the instances
+    it measures over Nova's diagnostics RPC (the ``nova`` source) or
+    scores as candidates; :attr:`nova` makes it for those.
     """
 
     #: Every column of the instance's ``instances`` row, by name.
@@ -113,29 +120,8 @@ class InstanceRow:
     #: The context the row was read with, targeted at :attr:`cell`.
     context: object
 
-    @property
-    def uuid(self) -> str:
-        return self.row['uuid']
-
-    @property
-    def host(self) -> str | None:
-        return self.row['host']
-
-    @property
-    def display_name(self) -> str | None:
-        return self.row['display_name']
-
-    @property
-    def vm_state(self) -> str | None:
-        return self.row['vm_state']
-
-    @property
-    def task_state(self) -> str | None:
-        return self.row['task_state']
-
-    @property
-    def vcpus(self) -> int:
-        return self.row['vcpus']
+    uuid, host, display_name, vm_state, task_state, vcpus = map(_column, (
+        'uuid', 'host', 'display_name', 'vm_state', 'task_state', 'vcpus'))
 
     @functools.cached_property
     def nova(self) -> objects.Instance:
