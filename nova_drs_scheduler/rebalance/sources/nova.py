@@ -86,7 +86,7 @@ class NovaSource(base.MetricsSource):
         for instance in instances:
             by_host.setdefault(instance.host, []).append(instance)
         readings, late = deadline.gather(
-            {host: functools.partial(self._read_host, context, host, listed)
+            {host: functools.partial(self._read_host, context, listed)
              for host, listed in sorted(by_host.items())}, timeout)
         for host in sorted(late):
             LOG.warning('DRS: no instance diagnostics from host %s within '
@@ -106,9 +106,9 @@ class NovaSource(base.MetricsSource):
             del self._cpu_time[gone]
         return base.Measured(loads, frozenset(late))
 
-    def _read_host(self, context, host: str, instances) -> dict:
+    def _read_host(self, context, instances) -> dict:
         """``{uuid: (cpu time in ns, wall clock in s)}`` of one host's
-        instances, read from the cell they were read from (the host's);
+        instances, asked in the cell their rows came from (the host's);
         runs in a worker, so it changes nothing shared."""
         ctx = context.elevated()  # A copy, targeted at the host's cell.
         nova_context.set_target_cell(ctx, instances[0].cell)

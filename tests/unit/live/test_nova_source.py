@@ -289,7 +289,7 @@ class DiagnosticsTest(testtools.TestCase):
                         lambda ctxt, mapping: setattr(
                             ctxt, 'cell_uuid', mapping.uuid)), \
                 mock.patch('time.time', return_value=50.0):
-            readings = self.source._read_host(self.context, 'h1', rows)
+            readings = self.source._read_host(self.context, rows)
         self.assertEqual({uuids.a: (3, 50.0)}, readings)
         self.assertEqual([(uuids.b, rows[0].nova), (uuids.b, rows[1].nova)],
                          calls)
