@@ -71,6 +71,8 @@ MODULES = {
     'rebalance/policies/seed.py': _PLANNER_TESTS,
     'rebalance/candidates.py': ['tests.unit.live.test_candidates'],
     'rebalance/sources/nova.py': ['tests.unit.live.test_nova_source'],
+    'rebalance/live.py': ['tests.unit.live.test_live',
+                          'tests.unit.live.test_read_instances'],
     'rebalance/aggregate_settings.py': [
         'tests.unit.live.test_aggregate_settings'],
 }
