@@ -63,6 +63,23 @@ OPTS = [
              'used when ``max_staleness`` is 0, since every request then '
              'refreshes.'),
     cfg.FloatOpt(
+        'background_refresh_max_share',
+        default=0.25,
+        min=0.05,
+        max=1.0,
+        help='Largest share of the scheduler\'s time the background '
+             'refresh may take. After a pass that took t seconds (wall '
+             'clock), the next pass waits at least t * (1 - share) / share '
+             'seconds, even when ``background_refresh_interval`` is '
+             'shorter: with 0.25, three times the pass. At a scale where '
+             'a pass takes longer than the interval allows (thousands of '
+             'compute nodes), passes then no longer run back to back and '
+             'take the interpreter from scheduling requests at most this '
+             'share of the time. Rows may then grow older than '
+             '``max_staleness`` between passes; a request that finds them '
+             'so still refreshes them first, so the bound holds. 1 lets '
+             'passes run back to back.'),
+    cfg.FloatOpt(
         'gc_collect_interval',
         default=600.0,
         min=0.0,
@@ -93,6 +110,14 @@ def refresh_interval(group) -> float:
     if group.background_refresh_interval is None:
         return group.max_staleness / 2
     return group.background_refresh_interval
+
+
+def wait_after(group, took: float) -> float:
+    """Seconds the background refresh must wait after a pass that took
+    ``took`` seconds, so that it takes at most
+    ``background_refresh_max_share`` of the time."""
+    share = group.background_refresh_max_share
+    return took * (1.0 - share) / share
 
 
 def check(conf: cfg.ConfigOpts) -> str | None:

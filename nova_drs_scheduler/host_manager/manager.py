@@ -100,6 +100,8 @@ class CachingHostManager(host_manager.HostManager):
         #: Monotonic clock of the staleness bound; tests replace it.
         self.clock = time.monotonic
         self._refresher: Any = None
+        #: Whether a pass that made the next one wait longer was logged.
+        self._paced_logged = False
         #: Freezes the process's objects after background refreshes.
         self._freezer: freezing.Freezer | None = None
         #: Providers placement returned that the cached rows lacked, once
@@ -205,17 +207,21 @@ class CachingHostManager(host_manager.HostManager):
         whose rows are a refresh interval old, and return the
         seconds until the next one will be.
 
+        The wait grows with the pass (``background_refresh_max_share``):
+        where a pass takes about as long as the interval, passes do not
+        run back to back, and requests that find rows older than
+        ``max_staleness`` meanwhile refresh them inline.
         It never raises: a failure is logged and retried at the next pass,
         and requests meanwhile fall back to refreshing inline. After a
         refresh, the objects then alive are frozen (``freezing``).
         """
-        interval = host_cache_conf.refresh_interval(
-            self._conf.drs_host_cache)
+        group = self._conf.drs_host_cache
+        interval = host_cache_conf.refresh_interval(group)
         cells = list(self.enabled_cells)
+        started = self.clock()
         try:
-            now = self.clock()
             due = [c for c in cells if not self._is_fresh(
-                self._snapshots.get(c.uuid), now, interval)]
+                self._snapshots.get(c.uuid), started, interval)]
             if due:
                 self._refresh(context_module.get_admin_context(), due,
                               interval)
@@ -226,9 +232,21 @@ class CachingHostManager(host_manager.HostManager):
         now = self.clock()
         loaded = [snap.loaded_at for snap in
                   (self._snapshots.get(c.uuid) for c in cells) if snap]
-        return max(MIN_REFRESH_WAIT,
+        wait = max(MIN_REFRESH_WAIT,
                    min((at + interval - now for at in loaded),
                        default=interval))
+        if not due:
+            return wait
+        paced = host_cache_conf.wait_after(group, now - started)
+        if paced > wait and not self._paced_logged:
+            self._paced_logged = True
+            LOG.info('A background refresh of the cached computes took '
+                     '%(took).2f s: the next one waits %(wait).2f s, so '
+                     'that refreshes take at most %(share)g of the time '
+                     '([drs_host_cache] background_refresh_max_share)',
+                     {'took': now - started, 'wait': paced,
+                      'share': group.background_refresh_max_share})
+        return max(wait, paced)
 
     def _freeze(self) -> None:
         """Freeze the process's objects, unless ``gc_collect_interval``

@@ -91,6 +91,60 @@ class RefreshDueTest(base.HostCacheTestCase):
         self.assertGreaterEqual(wait, manager_mod.MIN_REFRESH_WAIT)
 
 
+class PacingTest(base.HostCacheTestCase):
+    """The wait after a pass grows with the pass: no back-to-back passes
+    where one takes about as long as the interval."""
+
+    def setUp(self):
+        super().setUp()
+        self.flags(background_refresh_interval=INTERVAL,
+                   group='drs_host_cache')
+        self.add_compute('host1')
+        self.manager.refresh_due()
+        self.advance(INTERVAL)
+
+    def pass_taking(self, seconds):
+        """One refresher pass whose refresh takes ``seconds``."""
+        refresh = self.manager._refresh
+
+        def slow(*args):
+            try:
+                return refresh(*args)
+            finally:
+                self.now += seconds
+
+        with mock.patch.object(self.manager, '_refresh', slow):
+            return self.manager.refresh_due()
+
+    def test_wait_after_a_long_pass_is_a_multiple_of_it(self):
+        # Default share 0.25: three times the pass, not at once again.
+        self.assertEqual(9.0, self.pass_taking(3.0))
+        self.assertIn('the next one waits 9.00 s', self.stdlog.logger.output)
+
+    def test_share_sets_the_multiple(self):
+        self.flags(background_refresh_max_share=0.5, group='drs_host_cache')
+        self.assertEqual(3.0, self.pass_taking(3.0))
+
+    def test_share_of_one_lets_passes_run_back_to_back(self):
+        self.flags(background_refresh_max_share=1, group='drs_host_cache')
+        self.assertEqual(manager_mod.MIN_REFRESH_WAIT, self.pass_taking(3.0))
+
+    def test_short_pass_keeps_the_interval(self):
+        self.assertAlmostEqual(INTERVAL - 0.2, self.pass_taking(0.2))
+        self.assertNotIn('the next one waits', self.stdlog.logger.output)
+
+    def test_rows_left_older_than_the_bound_are_refreshed_inline(self):
+        wait = self.pass_taking(3.0)
+        self.add_compute('host2')
+        # The refresher sleeps past max_staleness: a request reads the
+        # changes itself.
+        self.advance(wait)
+        self.assertGreater(wait, self.MAX_STALENESS)
+        with self.count_sql() as sql:
+            self.assertEqual({'host1', 'host2'}, set(self.states()))
+        self.assertEqual(3, len(sql.queries))
+
+
 def base_load_failure(manager):
     return mock.patch.object(manager, '_load_cell',
                              side_effect=RuntimeError('cell down'))
