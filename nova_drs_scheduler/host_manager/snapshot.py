@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from typing import Any
 
-import sqlalchemy as sa
 from nova import objects
 from nova.scheduler import host_manager as nova_host_manager
 from oslo_utils import timeutils
@@ -120,9 +119,8 @@ def service_view(service: Any) -> Mapping:
 
 
 def row_values(row: Any) -> tuple:
-    """Every column of an ORM row, in a comparable form."""
-    return tuple(getattr(row, attr.key)
-                 for attr in sa.inspect(type(row)).column_attrs)
+    """Every column of a result row, in a comparable form."""
+    return tuple(row)
 
 
 def _merge(current: Mapping[str, Any], changed: Iterable,
@@ -205,12 +203,12 @@ def load(context: Any, previous: CellSnapshot | None,
             incomplete.add(row.uuid)
             return None
         compute = objects.ComputeNode._from_db_object(
-            context, objects.ComputeNode(context), row)
+            context, objects.ComputeNode(context), row._mapping)
         return node_entry(make_state, cell_uuid, compute, values)
 
     def service(row: Any, values: tuple) -> ServiceEntry:
         obj = objects.Service._from_db_object(
-            context, objects.Service(context), row)
+            context, objects.Service(context), row._mapping)
         return ServiceEntry(values, obj, service_view(obj))
 
     changes = rows.read_changes(context, since,

@@ -6,8 +6,10 @@ import time
 from unittest import mock
 
 import nova.conf
+import sqlalchemy
 from nova import exception
 from nova import objects
+from nova.db.main import models
 from nova.scheduler.filters import compute_filter
 from oslo_utils import fixture as utils_fixture
 from oslo_utils import timeutils
@@ -166,6 +168,29 @@ class RefreshTest(base.HostCacheTestCase):
         self.advance()
         self.states()
         self.assertIs(before, self.snapshot().nodes[compute.uuid])
+
+    def test_rows_are_read_without_orm_objects(self):
+        # Most rows an incremental refresh reads are read again inside the
+        # timestamp margin and dropped: no ORM object is built for any.
+        compute = self.add_compute('host1')
+        self.add_instance('host1')
+        self.states()
+        self.add_compute('host2')
+        self.stamp_compute(compute, free_ram_mb=1024,
+                           updated_at=timeutils.utcnow())
+        loaded = []
+
+        def on_load(target, context):
+            loaded.append(type(target).__name__)
+
+        for model in (models.ComputeNode, models.Service, models.Instance):
+            sqlalchemy.event.listen(model, 'load', on_load)
+            self.addCleanup(sqlalchemy.event.remove, model, 'load', on_load)
+        self.advance()
+        states = self.states()
+        self.assertEqual({'host1', 'host2'}, set(states))
+        self.assertEqual(1024, states['host1'].free_ram_mb)
+        self.assertEqual([], loaded)
 
     def test_incremental_refresh_reads_only_changed_rows(self):
         for i in range(5):
