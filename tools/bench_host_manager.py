@@ -21,7 +21,10 @@ the request that pays an incremental refresh.
 ``--measure latency`` instead times a few hundred ``select_destinations``
 per scheduler on the real clock, while the rows change at a real cloud's
 pace, and reports percentiles: stock, ours refreshing inline (the request
-that finds stale rows reads them) and ours refreshing in the background.
+that finds stale rows reads them) and ours refreshing in the background,
+each scheduler in a process of its own.
+``--measure pass`` breaks one background refresh pass down: rows read and
+rebuilt, CPU time by part.
 ``--measure period`` times ours between and during rebalance periods run
 back to back in another thread of the same process, the periods giving way
 to requests in flight or not (turned off: as before they could).
@@ -31,6 +34,7 @@ picks native threads (Nova 34's default) or eventlet. Usage::
     tools/bench_host_manager.py --nodes 100 1000 5000
     tools/bench_host_manager.py --db mysql+pymysql://root@127.0.0.1:3307
     tools/bench_host_manager.py --measure latency --nodes 1000 10000
+    tools/bench_host_manager.py --measure pass --nodes 10000 --requests 20
     tools/bench_host_manager.py --measure period --concurrency eventlet
 """
 
@@ -61,11 +65,14 @@ import collections  # noqa: E402
 import contextlib  # noqa: E402
 import datetime  # noqa: E402
 import gc  # noqa: E402
+import math  # noqa: E402
+import multiprocessing  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
+import traceback  # noqa: E402
 import unittest.mock  # noqa: E402
 
 import os_traits  # noqa: E402
@@ -75,6 +82,7 @@ from nova import config  # noqa: E402
 from nova import context as nova_context  # noqa: E402
 from nova import objects  # noqa: E402
 from nova import rpc  # noqa: E402
+from nova import thread_pool_factory  # noqa: E402
 from nova.db import migration  # noqa: E402
 from nova.db.api import models as api_models  # noqa: E402
 from nova.db.main import models  # noqa: E402
@@ -92,6 +100,10 @@ from placement.db.sqlalchemy import models as placement_models  # noqa
 import nova_drs_scheduler.conf  # noqa: E402
 from nova_drs_scheduler import host_manager as host_manager_mod  # noqa
 from nova_drs_scheduler import service as drs_service  # noqa: E402
+from nova_drs_scheduler.conf import host_cache as host_cache_conf  # noqa
+from nova_drs_scheduler.host_manager import freezing  # noqa: E402
+from nova_drs_scheduler.host_manager import rows as rows_mod  # noqa: E402
+from nova_drs_scheduler.host_manager import snapshot as snapshot_mod  # noqa
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 
 try:  # Older code, measured side by side, has no pacing.
@@ -120,14 +132,17 @@ def parse_args():
                         default=[100, 1000, 5000])
     parser.add_argument('--instances-per-host', type=int, default=15)
     parser.add_argument('--measure',
-                        choices=('medians', 'latency', 'period', 'memory'),
+                        choices=('medians', 'latency', 'period', 'memory',
+                                 'pass'),
                         default='medians',
                         help='medians: the side-by-side medians (default); '
                              'latency: percentiles of select_destinations; '
                              'period: ours between and during rebalance '
                              'periods; memory: the process\'s size and '
                              'frozen objects over --requests requests with '
-                             'the background refresh every 0.2 s.')
+                             'the background refresh every 0.2 s; pass: '
+                             'what one background refresh pass costs, by '
+                             'part, over --requests passes.')
     parser.add_argument('--requests', type=int, default=300,
                         help='Requests per scheduler (latency) or per '
                              'condition (period).')
@@ -487,11 +502,14 @@ class CallClock:
         #: CPU seconds of this process per label (a loaded machine
         #: stretches wall clock time, not this).
         self.cpu = collections.Counter()
+        #: Outermost calls per label.
+        self.calls = collections.Counter()
         self._depth = 0
 
     def clear(self):
         self.spent.clear()
         self.cpu.clear()
+        self.calls.clear()
 
     @contextlib.contextmanager
     def installed(self):
@@ -516,6 +534,7 @@ class CallClock:
                 if not self._depth:
                     self.spent[label] += time.perf_counter() - start
                     self.cpu[label] += time.process_time() - cpu
+                    self.calls[label] += 1
         return timed
 
 
@@ -618,10 +637,20 @@ def measure(ctxt, schedulers, nodes, placement, repeats):
 
 
 class RowWriter:
-    """Stamps the rows a real cloud changes in a given time, in rotation:
-    every service heartbeats each ``report_interval`` and every node
-    reports each minute. Rows stamped earlier are read again, unchanged,
-    as the timestamp margin makes a real refresh do."""
+    """Writes the rows a real cloud changes in a given time, in rotation,
+    as Nova writes them:
+
+    - every nova-compute service heartbeats each ``report_interval`` (10
+      s): Nova's database service group driver adds one to its
+      ``report_count`` and stamps ``last_seen_up`` and ``updated_at``;
+    - every compute node reports each minute
+      (``update_resources_interval``): Nova saves the row only when a
+      value changed, so each report here changes its ``cpu.percent``
+      metric (a cloud with compute monitors, as this scheduler reads) and
+      stamps ``updated_at``.
+
+    Rows written earlier are read again, unchanged, as the timestamp
+    margin makes a real refresh do."""
 
     def __init__(self, cell_url, size):
         self.engine = sa.create_engine(cell_url)
@@ -632,16 +661,20 @@ class RowWriter:
         self.owed = dict.fromkeys(self.rates, 0.0)
         self.last = time.monotonic()
         self.stamped = 0
+        self.rng = random.Random(size)
 
     def advance(self, seconds):
         """Stamp what changes in ``seconds``; returns the rows stamped."""
         now = timeutils.utcnow()
         stamped = 0
+        #: Table name -> rows stamped by the last call.
+        self.batch = {}
         with self.engine.begin() as conn:
             for table, rate in self.rates.items():
                 self.owed[table] += rate * seconds
                 batch = min(self.size, int(self.owed[table]))
                 self.owed[table] -= batch
+                self.batch[table.name] = batch
                 if not batch:
                     continue
                 first = self.next_id[table]
@@ -649,7 +682,13 @@ class RowWriter:
                 self.next_id[table] = (first + batch) % self.size
                 values = {'updated_at': now}
                 if table is models.Service.__table__:
-                    values['last_seen_up'] = now
+                    values.update(last_seen_up=now,
+                                  report_count=table.c.report_count + 1)
+                else:
+                    values['metrics'] = jsonutils.dumps([{
+                        'name': 'cpu.percent', 'source': 'virt',
+                        'timestamp': now.isoformat(),
+                        'value': round(self.rng.uniform(0.05, 0.95), 3)}])
                 conn.execute(table.update().where(
                     table.c.id.in_(ids)).values(**values))
                 stamped += batch
@@ -688,6 +727,110 @@ def measure_refresh(ctxt, manager, nodes, cell_url, repeats):
             manager.get_host_states_by_uuids(ctxt, uuids, spec))))
     writer.close()
     return median_ms(samples), changed
+
+
+#: ``--measure pass``: the parts of a background refresh pass, timed apart.
+PASS_PARTS = {
+    'query': [(rows_mod, 'read_changes')],
+    'node objects + templates': [
+        (objects.ComputeNode, '_from_db_object'),
+        (snapshot_mod, 'node_entry')],
+    'service objects + views': [
+        (objects.Service, '_from_db_object'),
+        (snapshot_mod, 'service_view')],
+    'instance locations': [(snapshot_mod, '_merge_instances')],
+    'freeze': [(freezing.Freezer, 'freeze')],
+}
+
+
+class SimulatedTime:
+    """The refresher's monotonic clock and everyone's UTC clock, advanced
+    by hand: passes run back to back on the real CPU, but each sees the
+    rows a real cloud changes in one refresh interval, and its timestamp
+    margin re-reads what it would in a service."""
+
+    def __init__(self):
+        self.monotonic = 0.0
+        self.utc = timeutils.utcnow()
+
+    def advance(self, seconds):
+        self.monotonic += seconds
+        self.utc += datetime.timedelta(seconds=seconds)
+
+    @contextlib.contextmanager
+    def installed(self):
+        with unittest.mock.patch.object(
+                timeutils, 'utcnow',
+                lambda with_timezone=False: self.utc):
+            yield self
+
+
+class ReadCounter:
+    """Rows per table each ``read_changes`` returned."""
+
+    def __init__(self):
+        self.read = collections.Counter()
+
+    @contextlib.contextmanager
+    def installed(self):
+        original = rows_mod.read_changes
+
+        def counted(*args, **kwargs):
+            changes = original(*args, **kwargs)
+            for table, found in changes._asdict().items():
+                self.read[table] += len(found)
+            return changes
+
+        with unittest.mock.patch.object(rows_mod, 'read_changes', counted):
+            yield self
+
+
+def measure_pass(cell_url, size, passes):
+    """What one background refresh pass costs at ``size`` nodes, by part,
+    and how many rows it reads and rebuilds.
+
+    Passes run back to back on a simulated clock advanced by the refresh
+    interval before each, with the rows a real cloud changes in that time
+    stamped (:class:`RowWriter`). The first passes, until the timestamp
+    margin is full of stamped rows, are not counted.
+    """
+    group = CONF.drs_host_cache
+    interval = host_cache_conf.refresh_interval(group) or 2.5
+    warmup = 1 + math.ceil((group.timestamp_margin + interval) / interval)
+    manager = host_manager_mod.CachingHostManager()
+    sim = SimulatedTime()
+    manager.clock = lambda: sim.monotonic
+    writer = RowWriter(cell_url, size)
+    clock = CallClock(PASS_PARTS)
+    reads = ReadCounter()
+    samples = collections.defaultdict(list)
+    try:
+        with sim.installed(), reads.installed(), clock.installed():
+            for done in range(warmup + passes):
+                sim.advance(interval)
+                writer.advance(interval)
+                clock.clear()
+                reads.read.clear()
+                wall, cpu = time.perf_counter(), time.process_time()
+                manager.refresh_due()
+                cpu = time.process_time() - cpu
+                wall = time.perf_counter() - wall
+                if done < warmup:
+                    continue
+                samples['pass cpu'].append(cpu)
+                samples['pass wall'].append(wall)
+                for label in PASS_PARTS:
+                    samples[f'{label} cpu'].append(clock.cpu[label])
+                    samples[f'{label} calls'].append(clock.calls[label])
+                for table, count in reads.read.items():
+                    samples[f'{table} read'].append(count)
+                for table, count in writer.batch.items():
+                    samples[f'{table} stamped'].append(count)
+    finally:
+        manager.stop_refresher()
+        writer.close()
+    return {key: statistics.median(values)
+            for key, values in samples.items()}
 
 
 def percentiles_ms(samples):
@@ -772,38 +915,137 @@ class Timeline:
                 inside(self.refreshes))
 
 
-def measure_latency(ctxt, schedulers, placement, writer, requests,
+#: ``--measure latency``: the schedulers compared, each in a process of
+#: its own.
+STOCK, INLINE, BACKGROUND = (
+    'stock', 'ours, inline refresh', 'ours, background refresh')
+
+
+def make_scheduler(name, pushed):
+    """Stock's manager, or ours refreshing inline or in the background."""
+    if name == STOCK:
+        scheduler = scheduler_manager.SchedulerManager()
+    else:
+        scheduler = DRSSchedulerManager()
+    with_instance_info(scheduler, pushed)
+    if name == BACKGROUND:
+        scheduler.host_manager.start_refresher()
+    return scheduler
+
+
+class SchedulerProcess:
+    """One scheduler in a process of its own, forked once the cloud's
+    databases are written, timing the requests the parent asks for.
+
+    Nothing of one scheduler then runs in another's process: not its
+    threads (our background refresher), not its garbage collections, not
+    its frozen objects. Each process has its own in-memory placement with
+    the same providers, so claims and their undoing never cross.
+    """
+
+    def __init__(self, name, ctxt, nodes, pushed):
+        self.name = name
+        self.conn, child = multiprocessing.Pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # The child: serve, and never return.
+            code = 1
+            try:
+                self.conn.close()
+                _serve(child, name, ctxt, nodes, pushed)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        child.close()
+        self.ready = False
+
+    def ask(self, *message):
+        """Send ``message``; return the child's answer."""
+        if not self.ready:
+            self.ready = self.conn.recv() == 'ready'
+        self.conn.send(message)
+        return self.conn.recv()
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.conn.send(('exit',))
+        os.waitpid(self.pid, 0)
+
+
+def _serve(conn, name, ctxt, nodes, pushed):
+    """The child's loop: ``('request', counted)``, ``('census',)``,
+    ``('results',)``, ``('exit',)``."""
+    # As Nova's forked workers do: no database connection of the parent's.
+    nova_context.CELL_CACHE = {}
+    with func_fixtures.PlacementFixture() as placement:
+        populate_placement(placement.api, nodes)
+        scheduler = make_scheduler(name, pushed)
+        timeline = Timeline()
+        samples, intervals = [], []
+        try:
+            with timeline.installed():
+                conn.send('ready')
+                while True:
+                    command, *args = conn.recv()
+                    if command == 'exit':
+                        return
+                    if command == 'census':
+                        print_census(f'{name}, after {WARMUP} requests')
+                        conn.send(None)
+                    elif command == 'results':
+                        conn.send((percentiles_ms(samples), overlap_stats(
+                            timeline, samples, intervals)))
+                    else:
+                        took = timed_select(ctxt, scheduler, placement.api,
+                                            timeline)
+                        if args[0]:
+                            samples.append(took)
+                            intervals.append(timeline.requests[-1])
+                        conn.send(took)
+        finally:
+            if name == BACKGROUND:
+                scheduler.host_manager.stop_refresher()
+
+
+def measure_latency(ctxt, nodes, pushed, writer, requests,
                     stock_requests=None):
     """``{name: percentiles}`` of ``select_destinations``, on the real
     clock, the rows changing between requests as a real cloud's do, and
     under ``'overlaps'`` what the requests overlapped (:class:`Timeline`).
 
-    Requests of the schedulers alternate; a background refresher runs
-    during all of them (it is our process's, as in the service).
-    ``stock_requests``: stock's requests, if fewer, spread evenly.
+    Each scheduler runs in its own process (:class:`SchedulerProcess`);
+    their requests alternate, one at a time, so that load from other
+    processes on the machine weighs on all of them alike. Our background
+    refresher runs all along in its scheduler's process, as in the
+    service. ``stock_requests``: stock's requests, if fewer, spread evenly.
     """
-    samples = {name: [] for name in schedulers}
-    intervals = {name: [] for name in schedulers}
-    timeline = Timeline()
-    every = max(1, requests // (stock_requests or requests))
-    with timeline.installed():
+    # As Nova does before it forks workers: no thread pool of the parent's
+    # may be inherited.
+    thread_pool_factory.reset_all_executors()
+    processes = {}
+    try:
+        for name in (STOCK, INLINE, BACKGROUND):
+            processes[name] = SchedulerProcess(name, ctxt, nodes, pushed)
+        every = max(1, requests // (stock_requests or requests))
         for round_ in range(WARMUP + requests):
-            for name, scheduler in schedulers.items():
-                if (name == 'stock' and round_ >= WARMUP
+            for name, process in processes.items():
+                if (name == STOCK and round_ >= WARMUP
                         and (round_ - WARMUP) % every):
                     continue
                 writer.catch_up()
-                took = timed_select(ctxt, scheduler, placement, timeline)
-                if round_ >= WARMUP:
-                    samples[name].append(took)
-                    intervals[name].append(timeline.requests[-1])
+                process.ask('request', round_ >= WARMUP)
             if round_ == WARMUP - 1:
-                print_census(f'After {WARMUP} requests each')
-    result = {name: percentiles_ms(values)
-              for name, values in samples.items()}
-    result['overlaps'] = {name: overlap_stats(timeline, samples[name],
-                                              intervals[name])
-                          for name in schedulers}
+                for process in processes.values():
+                    process.ask('census')
+        result, overlaps = {}, {}
+        for name, process in processes.items():
+            result[name], overlaps[name] = process.ask('results')
+    finally:
+        for process in processes.values():
+            process.close()
+    result['overlaps'] = overlaps
     return result
 
 
@@ -957,6 +1199,21 @@ def run_size(args, workdir, size):
     with nova_context.target_cell(ctxt, cell) as cctxt:
         nodes, pushed = populate(cctxt, cell, cell_url, size,
                                  args.instances_per_host)
+    if args.measure in ('pass', 'latency'):
+        # No placement here: the latency's schedulers have their own.
+        setup = time.perf_counter() - started
+        if args.measure == 'pass':
+            result = {'pass': measure_pass(cell_url, size, args.requests)}
+        else:
+            writer = RowWriter(cell_url, size)
+            try:
+                result = {'latency': measure_latency(
+                    ctxt, nodes, pushed, writer, args.requests,
+                    args.stock_requests)}
+            finally:
+                writer.close()
+        drop_cell(cell)
+        return dict(result, size=size, setup=setup, repeats=args.requests)
     with func_fixtures.PlacementFixture() as placement:
         populate_placement(placement.api, nodes)
         setup = time.perf_counter() - started
@@ -986,19 +1243,10 @@ def run_size(args, workdir, size):
 
 def run_percentiles(args, workdir, ctxt, nodes, pushed, placement,
                     cell_url):
-    """``--measure latency`` or ``period`` on one cloud."""
+    """``--measure memory`` or ``period`` on one cloud."""
     writer = RowWriter(cell_url, len(nodes))
     ours = with_instance_info(DRSSchedulerManager(), pushed)
     try:
-        if args.measure == 'latency':
-            ours.host_manager.start_refresher()
-            return {'latency': measure_latency(ctxt, {
-                'stock': with_instance_info(
-                    scheduler_manager.SchedulerManager(), pushed),
-                'ours, inline refresh': with_instance_info(
-                    DRSSchedulerManager(), pushed),
-                'ours, background refresh': ours,
-            }, placement, writer, args.requests, args.stock_requests)}
         if args.measure == 'memory':
             return {'memory': measure_memory(ctxt, ours, placement, writer,
                                              args.requests)}
@@ -1062,7 +1310,43 @@ def period_rows(results):
     return rows
 
 
+def pass_rows(results):
+    """Per N, the rows one pass stamps, reads and rebuilds, and its CPU
+    time by part (medians over the passes)."""
+    counts, parts = [], []
+    rebuilt = {'compute_nodes': 'node objects + templates',
+               'services': 'service objects + views'}
+    for r in results:
+        p = r['pass']
+        for table in ('compute_nodes', 'services', 'instances'):
+            counts.append([r['size'], table, p.get(f'{table} stamped', 0),
+                           p.get(f'{table} read', 0),
+                           p.get(f'{rebuilt.get(table)} calls', 0) / 2
+                           if table in rebuilt else None])
+        total = p['pass cpu']
+        for label in PASS_PARTS:
+            parts.append([r['size'], label, p[f'{label} cpu'] * 1000.0,
+                          p[f'{label} cpu'] / total * 100.0])
+        rest = total - sum(p[f'{label} cpu'] for label in PASS_PARTS)
+        parts.append([r['size'], 'other (row compare, merge, garbage '
+                      'collection)', rest * 1000.0, rest / total * 100.0])
+        parts.append([r['size'], 'whole pass', total * 1000.0, 100.0])
+        parts.append([r['size'], 'whole pass, wall clock',
+                      p['pass wall'] * 1000.0, None])
+    return counts, parts
+
+
 def print_percentiles(args, results):
+    if args.measure == 'pass':
+        counts, parts = pass_rows(results)
+        print_tables([
+            ('Rows per pass (medians): stamped by the writer in one '
+             'refresh interval, read by the pass, rebuilt by it:',
+             counts, ['N', 'table', 'stamped', 'read', 'rebuilt']),
+            ('CPU time of one pass by part (medians over the passes; the '
+             'parts\' medians need not add up to the whole):', parts,
+             ['N', 'part', 'CPU ms', '% of the pass'])], floatfmt='.1f')
+        return
     if args.measure == 'memory':
         for r in results:
             print(tabulate.tabulate(

@@ -64,21 +64,23 @@ OPTS = [
              'refreshes.'),
     cfg.FloatOpt(
         'background_refresh_max_share',
-        default=0.25,
+        default=0.5,
         min=0.05,
         max=1.0,
         help='Largest share of the scheduler\'s time the background '
              'refresh may take. After a pass that took t seconds (wall '
              'clock), the next pass waits at least t * (1 - share) / share '
              'seconds, even when ``background_refresh_interval`` is '
-             'shorter: with 0.25, three times the pass. At a scale where '
-             'a pass takes longer than the interval allows (thousands of '
-             'compute nodes), passes then no longer run back to back and '
-             'take the interpreter from scheduling requests at most this '
-             'share of the time. Rows may then grow older than '
-             '``max_staleness`` between passes; a request that finds them '
-             'so still refreshes them first, so the bound holds. 1 lets '
-             'passes run back to back.'),
+             'shorter: with 0.5, as long as the pass; with 0.25, three '
+             'times the pass. At a scale where a pass takes longer than '
+             'the interval allows (thousands of compute nodes), passes '
+             'then no longer run back to back and take the interpreter '
+             'from scheduling requests at most this share of the time. '
+             'Rows may then grow older than ``max_staleness`` between '
+             'passes; a request that finds them so still refreshes them '
+             'first, so the bound holds: lowering the share pays off only '
+             'with a ``max_staleness`` above about (1 / share) times a '
+             'pass. 1 lets passes run back to back.'),
     cfg.FloatOpt(
         'gc_collect_interval',
         default=600.0,

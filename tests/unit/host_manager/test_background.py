@@ -117,13 +117,13 @@ class PacingTest(base.HostCacheTestCase):
             return self.manager.refresh_due()
 
     def test_wait_after_a_long_pass_is_a_multiple_of_it(self):
-        # Default share 0.25: three times the pass, not at once again.
-        self.assertEqual(9.0, self.pass_taking(3.0))
-        self.assertIn('the next one waits 9.00 s', self.stdlog.logger.output)
+        # Default share 0.5: as long as the pass, not at once again.
+        self.assertEqual(3.0, self.pass_taking(3.0))
+        self.assertIn('the next one waits 3.00 s', self.stdlog.logger.output)
 
     def test_share_sets_the_multiple(self):
-        self.flags(background_refresh_max_share=0.5, group='drs_host_cache')
-        self.assertEqual(3.0, self.pass_taking(3.0))
+        self.flags(background_refresh_max_share=0.25, group='drs_host_cache')
+        self.assertEqual(9.0, self.pass_taking(3.0))
 
     def test_share_of_one_lets_passes_run_back_to_back(self):
         self.flags(background_refresh_max_share=1, group='drs_host_cache')
@@ -136,10 +136,10 @@ class PacingTest(base.HostCacheTestCase):
     def test_rows_left_older_than_the_bound_are_refreshed_inline(self):
         wait = self.pass_taking(3.0)
         self.add_compute('host2')
-        # The refresher sleeps past max_staleness: a request reads the
-        # changes itself.
+        # The rows were read when the pass started: the refresher sleeps
+        # past max_staleness, and a request reads the changes itself.
         self.advance(wait)
-        self.assertGreater(wait, self.MAX_STALENESS)
+        self.assertGreater(3.0 + wait, self.MAX_STALENESS)
         with self.count_sql() as sql:
             self.assertEqual({'host1', 'host2'}, set(self.states()))
         self.assertEqual(3, len(sql.queries))

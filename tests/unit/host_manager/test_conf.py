@@ -15,7 +15,7 @@ class HostCacheOptionsTest(test.NoDBTestCase):
         self.assertEqual(5.0, group.max_staleness)
         self.assertEqual(10, group.timestamp_margin)
         self.assertEqual(600, group.full_refresh_interval)
-        self.assertEqual(0.25, group.background_refresh_max_share)
+        self.assertEqual(0.5, group.background_refresh_max_share)
 
     def test_listed_for_the_sample_config(self):
         groups = {getattr(group, 'name', group): [opt.name for opt in opts]
