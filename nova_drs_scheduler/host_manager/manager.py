@@ -76,7 +76,7 @@ class _Placed:
 
 
 def _same_row(a: snapshot_mod.NodeEntry, b: snapshot_mod.NodeEntry) -> bool:
-    # A full reload rebuilds entries whose row did not change.
+    # An entry parsed by a request (values None) stands for no stored row.
     return a is b or (a.values is not None and a.values == b.values)
 
 

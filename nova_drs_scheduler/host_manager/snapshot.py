@@ -125,8 +125,17 @@ def row_values(row: Any) -> tuple:
 
 def _merge(current: Mapping[str, Any], changed: Iterable,
            key: Callable[[Any], str],
-           build: Callable[[Any, tuple], Any]) -> dict[str, Any]:
+           build: Callable[[Any, tuple], Any],
+           replaced: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``current`` with the ``changed`` rows merged in.
+
+    ``replaced``: on a full load, the entries of the snapshot it replaces;
+    a row whose values did not change keeps its entry, so that a full
+    reload rebuilds only what changed (at 10000 nodes, rebuilding every
+    template costs seconds).
+    """
     merged = dict(current)
+    replaced = replaced or {}
     # Deletions first: a host may have a deleted service row and a new one.
     for row in _yielding(sorted(changed, key=lambda r: not r.deleted)):
         name = key(row)
@@ -137,7 +146,10 @@ def _merge(current: Mapping[str, Any], changed: Iterable,
         values = row_values(row)
         # Rows inside the timestamp margin come back unchanged; timestamps
         # alone cannot tell (MySQL keeps whole seconds), the values can.
-        if name not in merged or merged[name].values != values:
+        kept = merged.get(name) or replaced.get(name)
+        if kept is not None and kept.values == values:
+            merged[name] = kept
+        else:
             entry = build(row, values)
             if entry is None:
                 merged.pop(name, None)
@@ -213,10 +225,13 @@ def load(context: Any, previous: CellSnapshot | None,
 
     changes = rows.read_changes(context, since,
                                 base.incomplete if base else frozenset())
+    replaced = previous if full else None
     nodes = _merge(base.nodes if base else {}, changes.compute_nodes,
-                   lambda r: r.uuid, node)
+                   lambda r: r.uuid, node,
+                   replaced.nodes if replaced else None)
     services = _merge(base.services if base else {}, changes.services,
-                      lambda r: r.host, service)
+                      lambda r: r.host, service,
+                      replaced.services if replaced else None)
     instances, instance_hosts = _merge_instances(
         base, changes.instances, context)
     return CellSnapshot(

@@ -205,6 +205,23 @@ class RefreshTest(base.HostCacheTestCase):
         # One query each for nodes, services and instance locations.
         self.assertEqual(3, len(sql.queries), sql.statements)
 
+    def test_full_reload_rebuilds_only_changed_rows(self):
+        compute = self.add_compute('host1')
+        other = self.add_compute('host2')
+        self.states()
+        before = self.snapshot()
+        compute.vcpus_used = 3
+        compute.save()
+        self.flags(full_refresh_interval=1, group='drs_host_cache')
+        self.advance()
+        self.assertEqual(3, self.states()['host1'].vcpus_used)
+        after = self.snapshot()
+        self.assertEqual(self.now, after.full_loaded_at)
+        self.assertIs(before.nodes[other.uuid], after.nodes[other.uuid])
+        self.assertIs(before.services['host2'], after.services['host2'])
+        self.assertIsNot(before.nodes[compute.uuid],
+                         after.nodes[compute.uuid])
+
     def test_invalidate_reloads_everything(self):
         self.add_compute('host1')
         self.states()
