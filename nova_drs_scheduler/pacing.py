@@ -8,7 +8,9 @@ period.  The manager counts the requests in flight (:data:`REQUESTS`); the
 period calls :func:`give_way` at cheap points (:func:`paced`), which
 always lets other threads run once and, while a request is in flight,
 sleeps in short steps until none is, for at most ``limit`` seconds per
-call, so that a period under a steady stream of requests still ends.
+call, so that a period under a steady stream of requests still ends.  The host
+cache's background refresh gives way the same way, within a budget per
+pass (:class:`Budgeted`).
 
 ``time.sleep`` is looked up at each call: eventlet's monkey patching
 replaces it with a green sleep, so the same code yields in either mode.
@@ -55,7 +57,24 @@ class InFlight:
 REQUESTS = InFlight()
 
 
-def give_way(requests: InFlight = REQUESTS, step: float = STEP,
+class Unless:
+    """``requests``, counted as none while any of ``waiting`` runs.
+
+    The host cache's refresher gives way to requests, but not while one
+    of them waits for the rows it is reading: that request would wait for
+    itself.
+    """
+
+    def __init__(self, requests: InFlight, waiting: InFlight) -> None:
+        self._requests = requests
+        self._waiting = waiting
+
+    @property
+    def count(self) -> int:
+        return 0 if self._waiting.count else self._requests.count
+
+
+def give_way(requests: InFlight | Unless = REQUESTS, step: float = STEP,
              limit: float = LIMIT) -> float:
     """Let other threads run; while requests are in flight, sleep until
     none is or ``limit`` seconds passed.  Returns the seconds waited."""
@@ -65,6 +84,23 @@ def give_way(requests: InFlight = REQUESTS, step: float = STEP,
         time.sleep(step)
         steps += 1
     return steps * step
+
+
+class Budgeted:
+    """Gives way at most ``budget`` seconds in all, then only lets other
+    threads run: a background pass must still end under a steady stream
+    of requests."""
+
+    def __init__(self, requests: InFlight | Unless, budget: float) -> None:
+        self._requests = requests
+        self.left = budget
+        #: Seconds given way so far.
+        self.waited = 0.0
+
+    def __call__(self) -> None:
+        waited = give_way(self._requests, limit=min(LIMIT, self.left))
+        self.left -= waited
+        self.waited += waited
 
 
 def paced(items: Iterable, every: int = EVERY,

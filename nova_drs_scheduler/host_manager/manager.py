@@ -35,6 +35,7 @@ from oslo_log import log as logging
 from oslo_service import loopingcall
 
 from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler.conf import host_cache as host_cache_conf
 from nova_drs_scheduler.host_manager import filtering
 from nova_drs_scheduler.host_manager import freezing
@@ -94,6 +95,9 @@ class CachingHostManager(host_manager.HostManager):
         self._snapshots: dict[str, snapshot_mod.CellSnapshot] = {}
         self._generation = 0
         self._refresh_lock = threading.Lock()
+        #: Callers of an inline refresh (requests, periods): while one
+        #: waits, the background refresh does not give way to requests.
+        self._inline = pacing.InFlight()
         #: Compute node uuid -> what this scheduler placed there lately.
         self._placed: dict[str, list[_Placed]] = {}
         self._placed_lock = threading.Lock()
@@ -140,12 +144,15 @@ class CachingHostManager(host_manager.HostManager):
                   max_age: float) -> bool:
         return snap is not None and now - snap.loaded_at < max_age
 
-    def _load_cell(self, cctxt: Any) -> snapshot_mod.CellSnapshot:
+    def _load_cell(self, cctxt: Any,
+                   pace: snapshot_mod.Pace | None = None
+                   ) -> snapshot_mod.CellSnapshot:
         return snapshot_mod.load(cctxt, self._snapshots.get(cctxt.cell_uuid),
                                  self.host_state_cls, self.clock(),
-                                 self._conf)
+                                 self._conf, pace)
 
-    def _refresh(self, context: Any, cells: list, max_age: float) -> dict:
+    def _refresh(self, context: Any, cells: list, max_age: float,
+                 pace: snapshot_mod.Pace | None = None) -> dict:
         """Refresh the stale cells among ``cells``, one refresher at a time.
 
         Returns ``{cell_uuid: snapshot or None}``; None for a cell that
@@ -160,7 +167,8 @@ class CachingHostManager(host_manager.HostManager):
             todo = [c for c in cells if c.uuid not in ready]
             generation = self._generation
             results = context_module.scatter_gather_cells(
-                context, todo, context_module.CELL_TIMEOUT, self._load_cell)
+                context, todo, context_module.CELL_TIMEOUT,
+                functools.partial(self._load_cell, pace=pace))
             for cell_uuid, result in results.items():
                 if context_module.is_cell_failure_sentinel(result):
                     LOG.warning('Failed to refresh the cached computes of '
@@ -210,7 +218,11 @@ class CachingHostManager(host_manager.HostManager):
         The wait grows with the pass (``background_refresh_max_share``):
         where a pass takes about as long as the interval, passes do not
         run back to back, and requests that find rows older than
-        ``max_staleness`` meanwhile refresh them inline.
+        ``max_staleness`` meanwhile refresh them inline. While requests
+        are in flight the pass gives way to them, at most one refresh
+        interval in all per pass (``pacing.Budgeted``), and not while a
+        caller waits for an inline refresh; that wait does not count as
+        the pass's time.
         It never raises: a failure is logged and retried at the next pass,
         and requests meanwhile fall back to refreshing inline. After a
         refresh, the objects then alive are frozen (``freezing``).
@@ -219,12 +231,14 @@ class CachingHostManager(host_manager.HostManager):
         interval = host_cache_conf.refresh_interval(group)
         cells = list(self.enabled_cells)
         started = self.clock()
+        pace = pacing.Budgeted(pacing.Unless(pacing.REQUESTS, self._inline),
+                               interval)
         try:
             due = [c for c in cells if not self._is_fresh(
                 self._snapshots.get(c.uuid), started, interval)]
             if due:
                 self._refresh(context_module.get_admin_context(), due,
-                              interval)
+                              interval, pace)
                 self._freeze()
         except Exception:
             LOG.exception('Background refresh of the cached computes failed')
@@ -237,14 +251,15 @@ class CachingHostManager(host_manager.HostManager):
                        default=interval))
         if not due:
             return wait
-        paced = host_cache_conf.wait_after(group, now - started)
+        took = now - started - pace.waited
+        paced = host_cache_conf.wait_after(group, took)
         if paced > wait and not self._paced_logged:
             self._paced_logged = True
             LOG.info('A background refresh of the cached computes took '
                      '%(took).2f s: the next one waits %(wait).2f s, so '
                      'that refreshes take at most %(share)g of the time '
                      '([drs_host_cache] background_refresh_max_share)',
-                     {'took': now - started, 'wait': paced,
+                     {'took': took, 'wait': paced,
                       'share': group.background_refresh_max_share})
         return max(wait, paced)
 
@@ -265,7 +280,8 @@ class CachingHostManager(host_manager.HostManager):
         stale = [c for c in cells
                  if not self._is_fresh(found[c.uuid], now, max_age)]
         if stale:
-            found.update(self._refresh(context, stale, max_age))
+            with self._inline.request():
+                found.update(self._refresh(context, stale, max_age))
         return {uuid: snap for uuid, snap in found.items() if snap}
 
     def _get_computes_for_cells(self, context, cells, compute_uuids):

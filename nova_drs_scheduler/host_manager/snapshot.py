@@ -86,20 +86,31 @@ class CellSnapshot:
 
 StateFactory = Callable[..., state.CachedHostState]
 
-#: Rows merged between two yields of a refresh (see ``_yielding``).
+#: Rows merged between two pacing points of a refresh (see ``_paced``).
 YIELD_EVERY = 50
 
+#: What a refresh does at a pacing point: by default let other threads run.
+Pace = Callable[[], None]
 
-def _yielding(rows: Iterable) -> Iterator:
-    """``rows``, letting other threads run every ``YIELD_EVERY`` of them.
+
+def _let_others_run() -> None:
+    # Looked up at each call: under eventlet, ``time.sleep`` is green.
+    time.sleep(0)
+
+
+def _paced(rows: Iterable, pace: Pace | None) -> Iterator:
+    """``rows``, calling ``pace`` every ``YIELD_EVERY`` of them.
 
     A refresh running beside requests must not hold the GIL (native
     threads) or the hub (eventlet) for its whole length: ``time.sleep(0)``
-    hands either to a request that waits for it.
+    hands either to a request that waits for it, and the background
+    refresher's ``pace`` also waits while requests are in flight
+    (``pacing.Budgeted``).
     """
+    pace = pace or _let_others_run
     for count, row in enumerate(rows, 1):
         if count % YIELD_EVERY == 0:
-            time.sleep(0)
+            pace()
         yield row
 
 
@@ -126,7 +137,8 @@ def row_values(row: Any) -> tuple:
 def _merge(current: Mapping[str, Any], changed: Iterable,
            key: Callable[[Any], str],
            build: Callable[[Any, tuple], Any],
-           replaced: Mapping[str, Any] | None = None) -> dict[str, Any]:
+           replaced: Mapping[str, Any] | None = None,
+           pace: Pace | None = None) -> dict[str, Any]:
     """``current`` with the ``changed`` rows merged in.
 
     ``replaced``: on a full load, the entries of the snapshot it replaces;
@@ -137,7 +149,7 @@ def _merge(current: Mapping[str, Any], changed: Iterable,
     merged = dict(current)
     replaced = replaced or {}
     # Deletions first: a host may have a deleted service row and a new one.
-    for row in _yielding(sorted(changed, key=lambda r: not r.deleted)):
+    for row in _paced(sorted(changed, key=lambda r: not r.deleted), pace):
         name = key(row)
         if row.deleted:
             if name in merged and merged[name].row_id == row.id:
@@ -159,7 +171,8 @@ def _merge(current: Mapping[str, Any], changed: Iterable,
 
 
 def _merge_instances(snapshot: CellSnapshot | None, changed: Iterable,
-                     context: Any) -> tuple[dict, dict]:
+                     context: Any, pace: Pace | None = None
+                     ) -> tuple[dict, dict]:
     by_host = dict(snapshot.instances) if snapshot else {}
     host_of = dict(snapshot.instance_hosts) if snapshot else {}
     copied = set()
@@ -171,7 +184,7 @@ def _merge_instances(snapshot: CellSnapshot | None, changed: Iterable,
             copied.add(host)
         return by_host[host]
 
-    for uuid, host, deleted in _yielding(changed):
+    for uuid, host, deleted in _paced(changed, pace):
         live = bool(host) and not deleted
         previous_host = host_of.get(uuid)
         if live and previous_host == host:
@@ -189,11 +202,12 @@ def _merge_instances(snapshot: CellSnapshot | None, changed: Iterable,
 
 
 def load(context: Any, previous: CellSnapshot | None,
-         make_state: StateFactory, now: float, conf: Any) -> CellSnapshot:
+         make_state: StateFactory, now: float, conf: Any,
+         pace: Pace | None = None) -> CellSnapshot:
     """Read what changed in the cell of ``context`` since ``previous``.
 
     Without a previous snapshot, or when a full reload is due, read every
-    live row instead.
+    live row instead. ``pace`` runs every ``YIELD_EVERY`` rows merged.
     """
     interval = conf.drs_host_cache.full_refresh_interval
     full = previous is None or (
@@ -228,12 +242,12 @@ def load(context: Any, previous: CellSnapshot | None,
     replaced = previous if full else None
     nodes = _merge(base.nodes if base else {}, changes.compute_nodes,
                    lambda r: r.uuid, node,
-                   replaced.nodes if replaced else None)
+                   replaced.nodes if replaced else None, pace)
     services = _merge(base.services if base else {}, changes.services,
                       lambda r: r.host, service,
-                      replaced.services if replaced else None)
+                      replaced.services if replaced else None, pace)
     instances, instance_hosts = _merge_instances(
-        base, changes.instances, context)
+        base, changes.instances, context, pace)
     return CellSnapshot(
         cell_uuid=cell_uuid, nodes=nodes, services=services,
         instances=instances, instance_hosts=instance_hosts,

@@ -60,6 +60,49 @@ class GiveWayTest(testtools.TestCase):
                          give_way.call_args_list)
 
 
+class UnlessTest(testtools.TestCase):
+
+    def test_requests_count_as_none_while_one_waits(self):
+        requests, waiting = pacing.InFlight(), pacing.InFlight()
+        unless = pacing.Unless(requests, waiting)
+        with requests.request(), requests.request():
+            self.assertEqual(2, unless.count)
+            with waiting.request():
+                self.assertEqual(0, unless.count)
+            self.assertEqual(2, unless.count)
+        self.assertEqual(0, unless.count)
+
+
+class BudgetedTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.requests = pacing.InFlight()
+        self.sleep = self.useFixture(fixtures.MockPatch('time.sleep')).mock
+
+    def steps(self):
+        return [c for c in self.sleep.call_args_list if c != mock.call(0)]
+
+    def test_gives_way_at_most_its_budget_in_all(self):
+        pace = pacing.Budgeted(self.requests, budget=0.5)
+        with self.requests.request():
+            for _ in range(5):
+                pace()
+        # 0.2 s, 0.2 s, then the 0.1 s left; after that only sleep(0).
+        self.assertAlmostEqual(0.5, pace.waited)
+        self.assertAlmostEqual(0.5, len(self.steps()) * pacing.STEP)
+        self.assertEqual([mock.call(0)] * 2,
+                         self.sleep.call_args_list[-2:])
+
+    def test_no_request_no_wait_and_budget_kept(self):
+        pace = pacing.Budgeted(self.requests, budget=0.5)
+        for _ in range(3):
+            pace()
+        self.assertEqual(0.0, pace.waited)
+        self.assertEqual(0.5, pace.left)
+        self.assertEqual([mock.call(0)] * 3, self.sleep.call_args_list)
+
+
 class ManagerCountsRequestsTest(testtools.TestCase):
 
     def test_select_destinations_in_flight_while_it_runs(self):

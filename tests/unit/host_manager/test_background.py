@@ -5,9 +5,11 @@ import time
 import weakref
 from unittest import mock
 
+import fixtures
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf as drs_conf
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler.conf import host_cache
 from nova_drs_scheduler.host_manager import manager as manager_mod
 from nova_drs_scheduler.host_manager import snapshot
@@ -253,9 +255,77 @@ class YieldingTest(base.HostCacheTestCase):
     def test_merge_yields_every_few_rows(self):
         with mock.patch.object(snapshot.time, 'sleep') as sleep:
             self.assertEqual(list(range(120)),
-                             list(snapshot._yielding(range(120))))
+                             list(snapshot._paced(range(120), None)))
         self.assertEqual([mock.call(0)] * (120 // snapshot.YIELD_EVERY),
                          sleep.call_args_list)
+
+    def test_pace_runs_every_few_rows(self):
+        pace = mock.Mock()
+        self.assertEqual(list(range(120)),
+                         list(snapshot._paced(range(120), pace)))
+        self.assertEqual(120 // snapshot.YIELD_EVERY, pace.call_count)
+
+
+class GivingWayTest(base.HostCacheTestCase):
+    """A background pass gives way to requests in flight, within one
+    refresh interval per pass, and never while a caller waits for an
+    inline refresh (it would wait for the pass that waits for it)."""
+
+    HOSTS = 6
+
+    def setUp(self):
+        super().setUp()
+        self.flags(background_refresh_interval=INTERVAL,
+                   group='drs_host_cache')
+        for number in range(self.HOSTS):
+            self.add_compute('host%d' % number)
+        self.manager.refresh_due()
+        self.advance(INTERVAL)
+        # Every row merged is a pacing point; the rows written a moment
+        # ago are read again (inside the timestamp margin): 12 points.
+        self.useFixture(fixtures.MockPatchObject(snapshot, 'YIELD_EVERY', 1))
+        self.slept = []
+
+        def sleep(seconds):
+            self.slept.append(seconds)
+            self.now += seconds
+        self.useFixture(fixtures.MockPatch('time.sleep', side_effect=sleep))
+
+    def given_way(self):
+        return sum(self.slept)
+
+    def test_no_request_no_wait(self):
+        self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertGreaterEqual(len(self.slept), 2 * self.HOSTS)
+        self.assertEqual(0, self.given_way())
+
+    def test_gives_way_to_a_request_at_most_an_interval(self):
+        with pacing.REQUESTS.request():
+            wait = self.manager.refresh_due()
+        # 12 points of up to 0.2 s, cut at the 2 s budget.
+        self.assertAlmostEqual(INTERVAL, self.given_way())
+        # The rows are as old as the time given way, and that time is not
+        # the pass's own: the next pass is due at once, not paced.
+        self.assertEqual(manager_mod.MIN_REFRESH_WAIT, wait)
+        self.assertNotIn('the next one waits', self.stdlog.logger.output)
+
+    def test_no_give_way_while_a_caller_waits_for_an_inline_refresh(self):
+        with pacing.REQUESTS.request(), self.manager._inline.request():
+            self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertEqual(0, self.given_way())
+
+    def test_inline_refresh_counts_its_caller_as_waiting(self):
+        seen = []
+        refresh = self.manager._refresh
+
+        def record(*args):
+            seen.append(self.manager._inline.count)
+            return refresh(*args)
+        self.advance()
+        with mock.patch.object(self.manager, '_refresh', record):
+            self.assertEqual(self.HOSTS, len(self.states()))
+        self.assertEqual([1], seen)
+        self.assertEqual(0, self.manager._inline.count)
 
 
 class OptionCheckTest(base.HostCacheTestCase):
