@@ -302,10 +302,10 @@ class RefreshTest(base.HostCacheTestCase):
         load = self.manager._load_cell
         loads = []
 
-        def slow_load(cctxt):
+        def slow_load(cctxt, **kwargs):
             loads.append(cctxt.cell_uuid)
             time.sleep(0.2)
-            return load(cctxt)
+            return load(cctxt, **kwargs)
 
         self.manager._load_cell = slow_load
         results = []
@@ -322,8 +322,8 @@ class RefreshTest(base.HostCacheTestCase):
         self.add_compute('host1')
         load = self.manager._load_cell
 
-        def load_then_invalidate(cctxt):
-            snap = load(cctxt)
+        def load_then_invalidate(cctxt, **kwargs):
+            snap = load(cctxt, **kwargs)
             self.manager.invalidate()
             return snap
 
