@@ -277,9 +277,9 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
         self.refreshes = []
         refresh = self.host_manager._refresh
 
-        def record(context, cells, max_age):
+        def record(context, cells, max_age, *args):
             self.refreshes.append(max_age)
-            return refresh(context, cells, max_age)
+            return refresh(context, cells, max_age, *args)
 
         self.host_manager._refresh = record
         self.flavor_id = self._create_flavor(
