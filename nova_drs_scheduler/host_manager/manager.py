@@ -219,7 +219,7 @@ class CachingHostManager(host_manager.HostManager):
         where a pass takes about as long as the interval, passes do not
         run back to back, and requests that find rows older than
         ``max_staleness`` meanwhile refresh them inline. While requests
-        are in flight the pass gives way to them, at most one refresh
+        are in flight the pass gives way to them, at most half a refresh
         interval in all per pass (``pacing.Budgeted``), and not while a
         caller waits for an inline refresh; that wait does not count as
         the pass's time.
@@ -231,8 +231,11 @@ class CachingHostManager(host_manager.HostManager):
         interval = host_cache_conf.refresh_interval(group)
         cells = list(self.enabled_cells)
         started = self.clock()
+        # Half an interval: with the defaults and a pass of well under a
+        # second (0.65 s of CPU at 10000 nodes), rows still stay younger
+        # than max_staleness when a pass gives way all of it.
         pace = pacing.Budgeted(pacing.Unless(pacing.REQUESTS, self._inline),
-                               interval)
+                               interval / 2)
         try:
             due = [c for c in cells if not self._is_fresh(
                 self._snapshots.get(c.uuid), started, interval)]

@@ -267,7 +267,7 @@ class YieldingTest(base.HostCacheTestCase):
 
 
 class GivingWayTest(base.HostCacheTestCase):
-    """A background pass gives way to requests in flight, within one
+    """A background pass gives way to requests in flight, within half a
     refresh interval per pass, and never while a caller waits for an
     inline refresh (it would wait for the pass that waits for it)."""
 
@@ -299,14 +299,17 @@ class GivingWayTest(base.HostCacheTestCase):
         self.assertGreaterEqual(len(self.slept), 2 * self.HOSTS)
         self.assertEqual(0, self.given_way())
 
-    def test_gives_way_to_a_request_at_most_an_interval(self):
+    def test_gives_way_to_a_request_at_most_half_an_interval(self):
+        # A share that would make a 1 s pass wait 3 s.
+        self.flags(background_refresh_max_share=0.25, group='drs_host_cache')
         with pacing.REQUESTS.request():
             wait = self.manager.refresh_due()
-        # 12 points of up to 0.2 s, cut at the 2 s budget.
-        self.assertAlmostEqual(INTERVAL, self.given_way())
+        # 12 points of up to 0.2 s, cut at the 1 s budget.
+        self.assertAlmostEqual(INTERVAL / 2, self.given_way())
         # The rows are as old as the time given way, and that time is not
-        # the pass's own: the next pass is due at once, not paced.
-        self.assertEqual(manager_mod.MIN_REFRESH_WAIT, wait)
+        # the pass's own: the next pass is due when the rows are an
+        # interval old, not paced by it.
+        self.assertAlmostEqual(INTERVAL / 2, wait)
         self.assertNotIn('the next one waits', self.stdlog.logger.output)
 
     def test_no_give_way_while_a_caller_waits_for_an_inline_refresh(self):
