@@ -59,27 +59,6 @@ class GiveWayTest(testtools.TestCase):
         self.assertEqual([mock.call(self.requests)] * 2,
                          give_way.call_args_list)
 
-
-class UnlessTest(testtools.TestCase):
-
-    def test_requests_count_as_none_while_one_waits(self):
-        requests, waiting = pacing.InFlight(), pacing.InFlight()
-        unless = pacing.Unless(requests, waiting)
-        with requests.request(), requests.request():
-            self.assertEqual(2, unless.count)
-            with waiting.request():
-                self.assertEqual(0, unless.count)
-            self.assertEqual(2, unless.count)
-        self.assertEqual(0, unless.count)
-
-
-class BudgetedTest(testtools.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.requests = pacing.InFlight()
-        self.sleep = self.useFixture(fixtures.MockPatch('time.sleep')).mock
-
     def steps(self):
         return [c for c in self.sleep.call_args_list if c != mock.call(0)]
 
@@ -101,6 +80,19 @@ class BudgetedTest(testtools.TestCase):
         self.assertEqual(0.0, pace.waited)
         self.assertEqual(0.5, pace.left)
         self.assertEqual([mock.call(0)] * 3, self.sleep.call_args_list)
+
+
+class UnlessTest(testtools.TestCase):
+
+    def test_requests_count_as_none_while_one_waits(self):
+        requests, waiting = pacing.InFlight(), pacing.InFlight()
+        unless = pacing.Unless(requests, waiting)
+        with requests.request(), requests.request():
+            self.assertEqual(2, unless.count)
+            with waiting.request():
+                self.assertEqual(0, unless.count)
+            self.assertEqual(2, unless.count)
+        self.assertEqual(0, unless.count)
 
 
 class ManagerCountsRequestsTest(testtools.TestCase):
