@@ -45,15 +45,22 @@ class PlannerStrategy:
         # not in its first period's planning time.
         policies.get(policy)
 
-    def plan(self, view) -> tuple:
+    def decide(self, view) -> tuple:
+        """``(plan, input, decision)``: the planner's whole
+        :class:`~model.Plan` (verdicts and notes too, for tools that
+        explain a run) and the two CPU times."""
         started = time.process_time()
         snapshot = view.snapshot(self.config)
         candidates = view.candidates()
         built = time.process_time()
         result = planner.plan(snapshot, candidates)
         decided = time.process_time()
+        return result, built - started, decided - built
+
+    def plan(self, view) -> tuple:
+        result, built, decided = self.decide(view)
         return ([(m.instance, m.destination) for m in result.moves],
-                built - started, decided - built)
+                built, decided)
 
 
 def build(name: str, config: model.PlannerConfig, seed: int,

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Where a policy's overloaded host-periods come from, one by one.
+
+Replays a trace under one of our policies (the production planner, as
+``nova-drs simulate`` does) and classifies every overloaded host-period
+(a host's measured CPU above ``[drs] cpu_threshold`` in a period, the
+simulator's first metric) by what the planner recorded:
+
+- ``first: ...``: the first period of an overload episode (the host was
+  not over in the period before), which a reactive planner cannot prevent;
+  ``after an arrival`` when the host would not be over without the
+  instances that arrived on it by a move within ``--arrival-periods``,
+  otherwise by where it came from (within ``margin`` of its threshold in
+  the period before, or below that);
+- ``no move: ...``: a later period of an episode, when the plan of the
+  period before moved nothing off the host, by the reason its note gives
+  (a rate limit, no movable instance, or the rules that refused every
+  destination of every instance scored);
+- ``moved: ...``: a later period when the plan of the period before did
+  move load off the host: cured in projection but the load rose, or a
+  partial relief and why no further move was planned.
+
+Run in the simulator's virtualenv (``tox -e bench-rebalance``'s, or any
+with the package installed), with the simulator's own options::
+
+    python tools/diagnose_overload.py --seeds 1,2 -- --trace FILE --bursts
+"""
+
+import argparse
+import collections
+import dataclasses
+import json
+import re
+import sys
+
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.simulate import cli
+from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import strategies
+
+_NOTE = re.compile(r'^host (?P<host>\S+): (?P<head>violated, no move|still '
+                   r'projected over after \d+ move\(s\), no further move): '
+                   r'(?P<detail>.*)$')
+_INSTANCE = re.compile(r'^instance \S+: (?P<rules>.*)$')
+_RULE = re.compile(r'^(\d+)x (\S+)$')
+#: Rules of Nova's filters (the simulator's capacity model) and hosts that
+#: are no destination whatever the move: not what held a move back.
+_BACKGROUND = frozenset({'CoreFilter', 'RamFilter', 'violated', 'excluded',
+                         'pool', 'unaggregated', 'no-capacity',
+                         'stale-metrics', 'not-schedulable'})
+
+
+def reason(detail: str) -> str:
+    """A planner note's detail (after ``no move:``) in a few words.
+
+    A rate limit or the lack of a movable instance is named as such;
+    otherwise the note lists, per instance scored, the rules that refused
+    its destinations, and the reason is the set of planner rules among
+    them (Nova's filters and violated hosts left out), e.g. ``no
+    destination: margin+no-return``.
+    """
+    if detail.startswith('limit:'):
+        return detail
+    if detail.startswith('no movable instance'):
+        return 'no movable instance'
+    rules = set()
+    for entry in detail.split('; '):
+        match = _INSTANCE.match(entry)
+        if not match:
+            return detail
+        for item in match.group('rules').split(', '):
+            found = _RULE.match(item)
+            if found and found.group(2) not in _BACKGROUND:
+                rules.add(found.group(2))
+    if rules == {'min-improvement'}:
+        return 'every instance below min-improvement'
+    return 'no destination: ' + ('+'.join(sorted(rules)) or 'filters only')
+
+
+@dataclasses.dataclass
+class _Period:
+    """What one period left for the next to explain."""
+
+    over: set
+    plan: model.Plan
+    #: Host -> note detail of the plan, by host.
+    notes: dict
+
+
+class Recorder(strategies.PlannerStrategy):
+    """The production planner, classifying each overloaded host-period."""
+
+    def __init__(self, config: model.PlannerConfig, policy: str,
+                 arrival_periods: int):
+        super().__init__(config, policy)
+        self.arrival_periods = arrival_periods
+        self.counts = collections.Counter()
+        self.episodes = collections.Counter()
+        self._last = None
+        #: Host -> [(period, instance)] arrivals by a planned move.
+        self._arrivals = collections.defaultdict(list)
+        self._length = collections.Counter()
+
+    def plan(self, view) -> tuple:
+        result, built, decided = self.decide(view)
+        self._classify(view)
+        notes = {}
+        for note in result.notes:
+            match = _NOTE.match(note)
+            if match:
+                notes[match.group('host')] = match.group('detail')
+        for move in result.moves:
+            self._arrivals[move.destination].append(
+                (view.period, move.instance))
+        for arrivals in self._arrivals.values():
+            arrivals[:] = [(p, n) for p, n in arrivals
+                           if view.period - p < self.arrival_periods]
+        threshold = self.config.cpu_threshold
+        self._last = _Period(
+            {h for h in view.cluster.hosts
+             if view.host_history[h][-1] > threshold}, result, notes)
+        return ([(m.instance, m.destination) for m in result.moves],
+                built, decided)
+
+    def _classify(self, view) -> None:
+        threshold = self.config.cpu_threshold
+        last = self._last
+        for host in view.cluster.hosts:
+            cpu = view.host_history[host][-1]
+            if cpu <= threshold:
+                if self._length[host]:
+                    self.episodes[self._length.pop(host)] += 1
+                continue
+            self._length[host] += 1
+            if last is None or host not in last.over:
+                kind = self._first(view, host, cpu)
+            else:
+                kind = self._later(view, host, last)
+            self.counts[kind] += 1
+
+    def _first(self, view, host: str, cpu: float) -> str:
+        threshold = self.config.cpu_threshold
+        recent = [name for _, name in self._arrivals[host]
+                  if view.cluster.location[name] == host]
+        row = view.rows(1)[0]
+        arrived = sum(view.cluster.vm_cores(view.cluster.vms[name], row)
+                      for name in recent)
+        if cpu - 100.0 * arrived / view.cluster.spec.host_vcpus <= threshold:
+            return 'first: after an arrival'
+        before = view.host_history[host]
+        if (len(before) > 1
+                and before[-2] > threshold - self.config.margin):
+            return 'first: from within margin'
+        return 'first: from below margin'
+
+    def _later(self, view, host: str, last: _Period) -> str:
+        moves = [m for m in last.plan.moves if m.source == host]
+        if not moves:
+            return 'no move: ' + reason(last.notes.get(host, 'not violated'))
+        if any(view.cluster.location[m.instance] != m.destination
+               for m in moves):
+            return 'moved: refused at start'
+        if moves[-1].expected['source_cpu'] <= self.config.cpu_threshold:
+            return 'moved: cured in projection, load rose'
+        return 'moved: partial, then ' + reason(last.notes.get(host, '?'))
+
+    def finish(self) -> None:
+        """Close the episodes still open at the end of the trace."""
+        for length in self._length.values():
+            self.episodes[length] += 1
+        self._length.clear()
+
+
+def diagnose(argv: list, policy: str, arrival_periods: int) -> dict:
+    """One replay of ``argv`` (the simulator's options): the counts."""
+    setup = cli.prepare(cli.parser().parse_args(argv))
+    recorder = Recorder(setup.config, policy, arrival_periods)
+    result = engine.run(setup.trace, setup.vms, setup.spec, recorder,
+                        setup.settings)
+    recorder.finish()
+    summary = result.card.summary()
+    if sum(recorder.counts.values()) != summary['overloaded_host_periods']:
+        raise RuntimeError('classified host-periods do not add up to the '
+                           'scorecard\'s overloaded host-periods')
+    return {'run': cli.describe(cli.parser().parse_args(argv)),
+            'summary': summary, 'counts': dict(recorder.counts),
+            'episodes': {str(k): v for k, v in
+                         sorted(recorder.episodes.items())}}
+
+
+def markdown(results: list) -> str:
+    """Categories down, runs across; count and share of the run's total."""
+    kinds = sorted({k for r in results for k in r['counts']})
+    lines = ['| | ' + ' | '.join(r['label'] for r in results) + ' |',
+             '|---|' + '---|' * len(results)]
+    total = [r['summary']['overloaded_host_periods'] for r in results]
+    lines.append('| overloaded host-periods / migrations | ' + ' | '.join(
+        f"**{t}** / {r['summary']['migrations']}"
+        for t, r in zip(total, results, strict=True)) + ' |')
+    for kind in kinds:
+        cells = []
+        for t, r in zip(total, results, strict=True):
+            count = r['counts'].get(kind, 0)
+            cells.append(f'{count} ({100.0 * count / t:.0f} %)' if t else '0')
+        lines.append(f'| {kind} | ' + ' | '.join(cells) + ' |')
+    lines.append('| episodes (of 1 period) | ' + ' | '.join(
+        f"{sum(r['episodes'].values())} ({r['episodes'].get('1', 0)})"
+        for r in results) + ' |')
+    return '\n'.join(lines)
+
+
+def main(argv: list | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--seeds', default='1',
+                        help='Comma-separated seeds, one replay each.')
+    parser.add_argument('--policy', default='balanced',
+                        choices=strategies.PLANNER_POLICIES)
+    parser.add_argument('--arrival-periods', type=int, default=60,
+                        help='An instance that arrived by a move this many '
+                             'periods ago or less counts as an arrival.')
+    parser.add_argument('--label', default='seed {seed}',
+                        help='Column heading; {seed} is replaced.')
+    parser.add_argument('--json', help='Also write the counts here.')
+    parser.add_argument('simulate', nargs='*',
+                        help='The simulator\'s options, after "--".')
+    args = parser.parse_args(argv)
+    results = []
+    for seed in (int(s) for s in args.seeds.split(',')):
+        result = diagnose(args.simulate + ['--seed', str(seed)],
+                          args.policy, args.arrival_periods)
+        result['label'] = args.label.format(seed=seed)
+        results.append(result)
+    print(markdown(results))
+    if args.json:
+        with open(args.json, 'w') as stream:
+            json.dump(results, stream, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
