@@ -55,26 +55,30 @@ def reason(detail: str) -> str:
 
     A rate limit or the lack of a movable instance is named as such;
     otherwise the note lists, per instance scored, the rules that refused
-    its destinations, and the reason is the set of planner rules among
-    them (Nova's filters and violated hosts left out), e.g. ``no
-    destination: margin+no-return``.
+    its destinations.  When every instance was refused for too small a
+    gain, that is the reason; else it is the set of planner rules that
+    refused the others (Nova's filters and violated hosts left out), e.g.
+    ``no destination: margin+no-return``, or ``none allowed`` when only
+    those refused them.
     """
     if detail.startswith('limit:'):
         return detail
     if detail.startswith('no movable instance'):
         return 'no movable instance'
-    rules = set()
+    small = {'min-improvement'}
+    per_instance = []
     for entry in detail.split('; '):
         match = _INSTANCE.match(entry)
         if not match:
             return detail
-        for item in match.group('rules').split(', '):
-            found = _RULE.match(item)
-            if found and found.group(2) not in _BACKGROUND:
-                rules.add(found.group(2))
-    if rules == {'min-improvement'}:
+        per_instance.append({
+            found.group(2) for found in map(
+                _RULE.match, match.group('rules').split(', '))
+            if found and found.group(2) not in _BACKGROUND})
+    if all(rules == small for rules in per_instance):
         return 'every instance below min-improvement'
-    return 'no destination: ' + ('+'.join(sorted(rules)) or 'filters only')
+    rules = set().union(*(r for r in per_instance if r != small))
+    return 'no destination: ' + ('+'.join(sorted(rules)) or 'none allowed')
 
 
 @dataclasses.dataclass

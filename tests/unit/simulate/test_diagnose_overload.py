@@ -1,0 +1,131 @@
+"""tools/diagnose_overload.py: the planner's notes read back as reasons,
+and every overloaded host-period of a replay classified once."""
+
+import functools
+import os
+import sys
+
+import testtools
+
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import planner
+from nova_drs_scheduler.simulate import cluster
+from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import traces
+from tests.unit.rebalance import helpers as h
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
+
+def _tool():
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    try:
+        import diagnose_overload
+    finally:
+        sys.path.remove(os.path.join(ROOT, 'tools'))
+    return diagnose_overload
+
+
+def _detail(plan, host):
+    """The detail of the planner's note on ``host``."""
+    prefix = f'host {host}: violated, no move: '
+    notes = [n for n in plan.notes if n.startswith(prefix)]
+    return notes[0][len(prefix):]
+
+
+class ReasonTest(testtools.TestCase):
+    """Notes made by the planner itself, so a change of their wording
+    that the tool would misread fails here."""
+
+    def setUp(self):
+        super().setUp()
+        self.tool = _tool()
+
+    def test_rate_limit(self):
+        hosts = [h.host('hot', 95.0, counter=1), h.host('warm', 90.0,
+                                                      counter=1),
+                 h.host('a', 10.0), h.host('b', 10.0)]
+        instances = [h.instance('i1', 'hot', 2.0),
+                     h.instance('i2', 'warm', 2.0)]
+        plan = planner.plan(h.snapshot(hosts, instances,
+                                       max_migrations_per_period=1),
+                            h.allow_all)
+        self.assertEqual('limit:per-period',
+                         self.tool.reason(_detail(plan, 'warm')))
+
+    def test_no_destination_within_margin(self):
+        hosts = [h.host('hot', 95.0, counter=1), h.host('a', 70.0)]
+        plan = planner.plan(h.snapshot(hosts, [h.instance('i1', 'hot', 2.0)]),
+                            h.allow_all)
+        self.assertEqual('no destination: margin',
+                         self.tool.reason(_detail(plan, 'hot')))
+
+    def test_filters_are_not_the_reason(self):
+        hosts = [h.host('hot', 95.0, counter=1), h.host('a', 70.0),
+                 h.host('b', 10.0)]
+        plan = planner.plan(
+            h.snapshot(hosts, [h.instance('i1', 'hot', 2.0)]),
+            h.allow_except({'b': 'CoreFilter'}))
+        self.assertEqual('no destination: margin',
+                         self.tool.reason(_detail(plan, 'hot')))
+
+    def test_every_instance_too_small(self):
+        hosts = [h.host('hot', 83.0, counter=1), h.host('a', 10.0)]
+        instances = [h.instance(f'i{n}', 'hot', 0.1) for n in range(3)]
+        plan = planner.plan(h.snapshot(hosts, instances), h.allow_all)
+        self.assertEqual('every instance below min-improvement',
+                         self.tool.reason(_detail(plan, 'hot')))
+
+    def test_blocked_instances(self):
+        hosts = [h.host('hot', 95.0, counter=1), h.host('a', 10.0)]
+        instances = [h.instance('i1', 'hot', 2.0, blocked='cooldown')]
+        plan = planner.plan(h.snapshot(hosts, instances), h.allow_all)
+        self.assertEqual('no movable instance',
+                         self.tool.reason(_detail(plan, 'hot')))
+
+
+class ReplayTest(testtools.TestCase):
+    """Two hosts of 4 CPUs; spread placement puts vm0 and vm2 on host-0,
+    vm1 on host-1 (2-vCPU flavors)."""
+
+    def _run(self, hosts, *steps):
+        tool = _tool()
+        config = model.PlannerConfig()
+        trace = traces.Trace(('vm0', 'vm1', 'vm2'), steps, 60)
+        flavor = cluster.Flavor('f', 2, 1024)
+        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+        spec = cluster.ClusterSpec(hosts=hosts, host_vcpus=4,
+                                   host_memory_mb=8192,
+                                   cpu_allocation_ratio=4.0)
+        windows = functools.partial(
+            metrics.MetricsWindows, 1, 1, 180, config.cpu_threshold,
+            config.ram_threshold)
+        recorder = tool.Recorder(config, 'balanced', arrival_periods=60)
+        result = engine.run(trace, vms, spec, recorder,
+                            engine.Settings(config, windows))
+        recorder.finish()
+        self.assertEqual(sum(recorder.counts.values()),
+                         result.card.summary()['overloaded_host_periods'])
+        return recorder
+
+    def test_no_destination_at_all(self):
+        recorder = self._run(1, *((100.0, 0.0, 100.0),) * 3)
+        self.assertEqual({'first: from below margin': 1,
+                          'no move: no destination: none allowed': 2},
+                         dict(recorder.counts))
+        self.assertEqual({3: 1}, dict(recorder.episodes))
+
+    def test_an_arrival_that_overloads_its_destination(self):
+        # host-0 (vm0 80 %, vm2 90 % of 2 vCPUs: 85 %) sends vm0 to
+        # host-1 (10 %), which is at 50 % after it.  Then host-1's own
+        # vm1 goes to 100 %: 90 % with vm0, 50 % without; vm0 is in
+        # cooldown and vm1 fits nowhere within the margin.
+        recorder = self._run(2, (80.0, 20.0, 90.0), (80.0, 100.0, 90.0),
+                             (80.0, 100.0, 90.0))
+        self.assertEqual({'first: from below margin': 1,
+                          'first: after an arrival': 1,
+                          'no move: no destination: margin': 1},
+                         dict(recorder.counts))
+        self.assertEqual({1: 1, 2: 1}, dict(recorder.episodes))
