@@ -17,7 +17,8 @@ simulator's first metric) by what the planner recorded:
   (a rate limit, no movable instance, or the rules that refused every
   destination of every instance scored);
 - ``moved: ...``: a later period when the plan of the period before did
-  move load off the host: cured in projection but the load rose, or a
+  move load off the host: cured in projection (to its threshold minus
+  ``margin``, or only under its threshold) but the load rose, or a
   partial relief and why no further move was planned.
 
 Run in the simulator's virtualenv (``tox -e bench-rebalance``'s, or any
@@ -41,7 +42,9 @@ from nova_drs_scheduler.simulate import strategies
 _NOTE = re.compile(r'^host (?P<host>\S+): (?P<head>violated, no move|still '
                    r'projected over after \d+ move\(s\), no further move): '
                    r'(?P<detail>.*)$')
-_INSTANCE = re.compile(r'^instance \S+: (?P<rules>.*)$')
+#: Instance names may hold spaces; rules do not.
+_INSTANCE = re.compile(r'^instance .+?: (?P<rules>\d+x \S+(?:, \d+x \S+)*|'
+                       r'no allowed destination)$')
 _RULE = re.compile(r'^(\d+)x (\S+)$')
 #: Rules of Nova's filters (the simulator's capacity model) and hosts that
 #: are no destination whatever the move: not what held a move back.
@@ -164,8 +167,11 @@ class Recorder(strategies.PlannerStrategy):
         if any(view.cluster.location[m.instance] != m.destination
                for m in moves):
             return 'moved: refused at start'
-        if moves[-1].expected['source_cpu'] <= self.config.cpu_threshold:
-            return 'moved: cured in projection, load rose'
+        projected = moves[-1].expected['source_cpu']
+        if projected <= self.config.cpu_threshold - self.config.margin:
+            return 'moved: cured with margin in projection, load rose'
+        if projected <= self.config.cpu_threshold:
+            return 'moved: cured within margin in projection, load rose'
         return 'moved: partial, then ' + reason(last.notes.get(host, '?'))
 
     def finish(self) -> None:
