@@ -2,8 +2,6 @@
 and every overloaded host-period of a replay classified once."""
 
 import functools
-import os
-import sys
 
 import testtools
 
@@ -14,18 +12,11 @@ from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import traces
 from tests.unit.rebalance import helpers as h
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+from tests.unit.simulate import tools
 
 
 def _tool():
-    sys.path.insert(0, os.path.join(ROOT, 'tools'))
-    try:
-        import diagnose_overload
-    finally:
-        sys.path.remove(os.path.join(ROOT, 'tools'))
-    return diagnose_overload
+    return tools.load('diagnose_overload')
 
 
 def _detail(plan, host):
