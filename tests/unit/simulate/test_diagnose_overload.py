@@ -2,6 +2,8 @@
 and every overloaded host-period of a replay classified once."""
 
 import functools
+import importlib.util
+import os
 
 import testtools
 
@@ -12,11 +14,18 @@ from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import traces
 from tests.unit.rebalance import helpers as h
-from tests.unit.simulate import tools
+
+TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))), 'tools',
+    'diagnose_overload.py')
 
 
 def _tool():
-    return tools.load('diagnose_overload')
+    """The script as a module (``tools/`` is no package)."""
+    spec = importlib.util.spec_from_file_location('diagnose_overload', TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _detail(plan, host):
