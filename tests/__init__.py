@@ -1,7 +1,4 @@
-# Nova must be monkey patched before anything imports eventlet or futurist,
-# exactly as nova/tests/functional/__init__.py does.
-from nova_drs_scheduler import compat ; compat.monkey_patch()  # noqa: E702,I001
-
-from nova import objects  # noqa: E402
-
-objects.register_all()
+# Nothing Nova here: tests/unit and tests/functional monkey patch and
+# register Nova's objects in their own __init__.py.  The simulator tests
+# also run in the Watcher virtualenv (tox -e watcher), which has no Nova,
+# and import tests.tempfiles through this package.

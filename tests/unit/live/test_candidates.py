@@ -20,8 +20,8 @@ from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import model
+from tests import snapshots as h
 from tests.unit import fakes
-from tests.unit.rebalance import helpers as h
 
 
 def _move(uuid, source, destination):

@@ -3,7 +3,7 @@
 import testtools
 
 from nova_drs_scheduler.rebalance import planner
-from tests.unit.rebalance import helpers as h
+from tests import snapshots as h
 
 
 def plan(hosts, instances, candidates=h.allow_all, **config):

@@ -12,7 +12,7 @@ import testtools
 
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance.policies import balanced
-from tests.unit.rebalance import helpers as h
+from tests import snapshots as h
 
 
 class PlannerCostTest(testtools.TestCase):

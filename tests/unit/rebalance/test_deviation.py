@@ -4,7 +4,7 @@ import testtools
 
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import planner
-from tests.unit.rebalance import helpers as h
+from tests import snapshots as h
 
 
 def feed(state, cpus, step=60):

@@ -7,7 +7,7 @@ import testtools
 
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.simulate import engine
-from tests.unit.rebalance import helpers as h
+from tests import snapshots as h
 
 
 def plan(policy, left):

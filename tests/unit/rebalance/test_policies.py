@@ -6,7 +6,7 @@ import testtools
 
 from nova_drs_scheduler.rebalance import policies
 from nova_drs_scheduler.rebalance.policies import base
-from tests.unit.rebalance import helpers as h
+from tests import snapshots as h
 
 
 class PressureTest(testtools.TestCase):

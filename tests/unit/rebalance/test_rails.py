@@ -7,7 +7,7 @@ import testtools
 
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
-from tests.unit.rebalance import helpers as h
+from tests import snapshots as h
 
 load_tests = testscenarios.load_tests_apply_scenarios
 

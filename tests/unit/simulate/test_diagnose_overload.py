@@ -13,7 +13,7 @@ from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import traces
-from tests.unit.rebalance import helpers as h
+from tests import snapshots as h
 
 TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__))))), 'tools',

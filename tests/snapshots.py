@@ -1,4 +1,5 @@
-"""Builders for hand-made planner snapshots."""
+"""Builders for hand-made planner snapshots (no Nova: the simulator tests
+use them in the Watcher virtualenv too)."""
 
 from nova_drs_scheduler.rebalance import model
 
