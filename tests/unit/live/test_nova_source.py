@@ -130,6 +130,20 @@ class InstanceLoadsTest(testtools.TestCase):
         self.times = {uuids.a: 40 * 10**9, uuids.b: 5 * 10**9}
         self.assertEqual({uuids.a: 1.5}, self.loads(120.0, uuids.a, uuids.b))
 
+    def test_rate_over_a_long_gap(self):
+        # Periods were skipped: the rate is over the whole gap.
+        self.times = {uuids.a: 10 * 10**9}
+        self.loads(100.0, uuids.a)
+        self.times = {uuids.a: 160 * 10**9}
+        self.assertEqual({uuids.a: 0.5}, self.loads(400.0, uuids.a))
+
+    def test_a_new_instance_does_not_hide_the_others(self):
+        self.times = {uuids.a: 10 * 10**9}
+        self.loads(100.0, uuids.a)
+        # b arrived on the host (no earlier reading) and is read first.
+        self.times = {uuids.b: 10**9, uuids.a: 20 * 10**9}
+        self.assertEqual({uuids.a: 0.5}, self.loads(120.0, uuids.b, uuids.a))
+
     def test_counter_gone_back_is_a_new_start(self):
         # A guest rebooted: its CPU time restarted from zero.
         self.times = {uuids.a: 10 * 10**9}
@@ -169,12 +183,15 @@ class InstanceLoadsTest(testtools.TestCase):
         instances = [mock.Mock(uuid=uuids.a, host='h1'),
                      mock.Mock(uuid=uuids.b, host='hung')]
         self.source.instance_loads_within(self.context, instances, 0.2)
+        log = self.useFixture(fixtures.FakeLogger())
         started = time.monotonic()
         measured = self.source.instance_loads_within(
             self.context, instances, 0.2)
         self.assertLess(time.monotonic() - started, 5)
         self.assertEqual(frozenset({'hung'}), measured.late)
         self.assertEqual({uuids.a}, set(measured.loads))
+        self.assertIn('no instance diagnostics from host hung within 0.2 s '
+                      '([drs] instance_metrics_timeout)', log.output)
 
 
 UNSET = object()
