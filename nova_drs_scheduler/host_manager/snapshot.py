@@ -114,13 +114,65 @@ def _paced(rows: Iterable, pace: Pace | None) -> Iterator:
         yield row
 
 
+#: The JSON columns of ``compute_nodes``, and the ComputeNode field each
+#: is read into.
+JSON_COLUMNS = {'numa_topology': 'numa_topology',
+                'pci_stats': 'pci_device_pools',
+                'stats': 'stats',
+                'supported_instances': 'supported_hv_specs',
+                'metrics': 'metrics'}
+
+#: Those ``ComputeNode._from_db_object`` parses into objects; it leaves
+#: the others as text, for the HostState to parse.
+PARSED_BY_COMPUTE = ('pci_stats', 'stats', 'supported_instances')
+
+
+def unchanged_json(row: Any, values: tuple,
+                   previous: NodeEntry | None) -> frozenset:
+    """The JSON columns whose text in ``row`` is that of ``previous``'s row
+    (none if ``previous`` was not read as a row)."""
+    if previous is None or previous.values is None:
+        return frozenset()
+    columns = row._fields
+    return frozenset(
+        column for column in JSON_COLUMNS
+        if values[columns.index(column)] ==
+        previous.values[columns.index(column)])
+
+
+def compute_node(context: Any, row: Any, previous: NodeEntry | None = None,
+                 unchanged: frozenset = frozenset()) -> Any:
+    """Nova's ComputeNode for ``row``, with the objects ``previous``'s
+    compute parsed from the ``unchanged`` JSON columns reused."""
+    reused = [column for column in PARSED_BY_COMPUTE if column in unchanged]
+    if not reused:
+        return objects.ComputeNode._from_db_object(
+            context, objects.ComputeNode(context), row._mapping)
+    # Unset (None) columns are not parsed; the previous objects are set
+    # instead, where Nova had set them from the same text.
+    mapping = dict(row._mapping, **dict.fromkeys(reused))
+    compute = objects.ComputeNode._from_db_object(
+        context, objects.ComputeNode(context), mapping)
+    for column in reused:
+        field = JSON_COLUMNS[column]
+        if previous.compute.obj_attr_is_set(field):
+            setattr(compute, field, getattr(previous.compute, field))
+    compute.obj_reset_changes()
+    return compute
+
+
 def node_entry(make_state: StateFactory, cell_uuid: str, compute: Any,
-               values: tuple | None = None) -> NodeEntry:
+               values: tuple | None = None,
+               previous: NodeEntry | None = None,
+               unchanged: frozenset = frozenset()) -> NodeEntry:
     """Parse a compute node, once, into a HostState no request will touch
-    (``values`` None: not read as a row)."""
+    (``values`` None: not read as a row), reusing what ``previous`` parsed
+    from the ``unchanged`` JSON columns."""
     template = make_state(compute.host, compute.hypervisor_hostname,
                           cell_uuid, compute=compute)
-    template._update_from_compute_node(compute)
+    template.update_from(
+        compute, previous.template if previous else None,
+        frozenset(JSON_COLUMNS[column] for column in unchanged))
     return NodeEntry(values, compute, template, compute.host,
                      compute.hypervisor_hostname)
 
@@ -136,7 +188,7 @@ def row_values(row: Any) -> tuple:
 
 def _merge(current: Mapping[str, Any], changed: Iterable,
            key: Callable[[Any], str],
-           build: Callable[[Any, tuple], Any],
+           build: Callable[[Any, tuple, Any], Any],
            replaced: Mapping[str, Any] | None = None,
            pace: Pace | None = None) -> dict[str, Any]:
     """``current`` with the ``changed`` rows merged in.
@@ -144,7 +196,8 @@ def _merge(current: Mapping[str, Any], changed: Iterable,
     ``replaced``: on a full load, the entries of the snapshot it replaces;
     a row whose values did not change keeps its entry, so that a full
     reload rebuilds only what changed (at 10000 nodes, rebuilding every
-    template costs seconds).
+    template costs seconds). ``build(row, values, previous)`` gets the
+    entry a changed row replaces (or None), to reuse what did not change.
     """
     merged = dict(current)
     replaced = replaced or {}
@@ -162,7 +215,7 @@ def _merge(current: Mapping[str, Any], changed: Iterable,
         if kept is not None and kept.values == values:
             merged[name] = kept
         else:
-            entry = build(row, values)
+            entry = build(row, values, kept)
             if entry is None:
                 merged.pop(name, None)
             else:
@@ -219,7 +272,8 @@ def load(context: Any, previous: CellSnapshot | None,
     cell_uuid = context.cell_uuid
     incomplete = set()
 
-    def node(row: Any, values: tuple) -> NodeEntry | None:
+    def node(row: Any, values: tuple,
+             previous: NodeEntry | None) -> NodeEntry | None:
         if row.free_disk_gb is None:
             # Created by its compute, resources not written yet: Nova's
             # HostState skips such a row and keeps no ratios, which the
@@ -228,11 +282,12 @@ def load(context: Any, previous: CellSnapshot | None,
             # committed late), so the row is read again until complete.
             incomplete.add(row.uuid)
             return None
-        compute = objects.ComputeNode._from_db_object(
-            context, objects.ComputeNode(context), row._mapping)
-        return node_entry(make_state, cell_uuid, compute, values)
+        unchanged = unchanged_json(row, values, previous)
+        compute = compute_node(context, row, previous, unchanged)
+        return node_entry(make_state, cell_uuid, compute, values, previous,
+                          unchanged)
 
-    def service(row: Any, values: tuple) -> ServiceEntry:
+    def service(row: Any, values: tuple, previous: Any) -> ServiceEntry:
         obj = objects.Service._from_db_object(
             context, objects.Service(context), row._mapping)
         return ServiceEntry(values, obj, service_view(obj))
