@@ -162,3 +162,46 @@ class ReuseTest(base.HostCacheTestCase):
         self.assertEqual(0, fork.numa_topology.cells[0].cpu_usage)
         self.assertEqual(2, test_isolation.free_pci(fork))
         self.assert_parsed_as_nova_does(after)
+
+
+class ServiceViewTest(base.HostCacheTestCase):
+    """A heartbeat rebuilds the Service but copies the previous view."""
+
+    def setUp(self):
+        super().setUp()
+        self.add_compute('host1')
+        self.states()
+        self.before = self.entry()
+
+    def entry(self):
+        return self.manager._snapshots[self.cell.uuid].services['host1']
+
+    def write(self, **fields):
+        """Save ``fields`` as Nova does (a report_count change is a
+        heartbeat: the database stamps last_seen_up and updated_at)."""
+        with self.cell_context() as cctxt:
+            service = objects.Service.get_by_compute_host(cctxt, 'host1')
+            for name, value in fields.items():
+                setattr(service, name, value)
+            service.save()
+        self.advance()
+        states = self.states()
+        after = self.entry()
+        self.assertIsNot(self.before, after)
+        self.assertEqual(dict(after.service), dict(after.view))
+        self.assertIs(after.view, states['host1'].service)
+        return after
+
+    def test_heartbeat_copies_the_previous_view(self):
+        after = self.write(report_count=2)
+        self.assertEqual(2, after.view['report_count'])
+        self.assertGreater(after.view['last_seen_up'],
+                           self.before.service.created_at)
+        self.assertIs(self.before.view['created_at'],
+                      after.view['created_at'])
+
+    def test_other_changes_rebuild_the_view(self):
+        after = self.write(report_count=2, disabled=True)
+        self.assertTrue(after.view['disabled'])
+        self.assertIsNot(self.before.view['created_at'],
+                         after.view['created_at'])
