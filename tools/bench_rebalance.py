@@ -80,7 +80,8 @@ def _ws(periods: tuple, threshold: float, retries: int,
                     ('retry_count', retries)), default)
 
 
-GRIDS = ('defaults', 'wb', 'wb60', 'wb60-70', 'wb300', 'ws', 'full')
+GRIDS = ('defaults', 'wb', 'wb+70', 'wb60', 'wb60-70', 'wb300', 'ws',
+         'full')
 
 
 def watcher_variants(grid: str, threshold: float) -> list:
@@ -88,7 +89,9 @@ def watcher_variants(grid: str, threshold: float) -> list:
     and at 60 s (WB's threshold at ours, ``threshold``: at its own 25 % it
     plans nothing on a 60 % cluster).  ``wb``: workload_balance only, at
     both periods (on PlanetLab workload_stabilization, and WB at other
-    thresholds, are far behind it; see doc/benchmarks.md).  ``wb60``,
+    thresholds, are far behind it; see doc/benchmarks.md); ``wb+70``:
+    those and WB at 60 s, threshold 70 (the best row of most trace-seeds
+    where WB at 60 s, threshold 80 is not).  ``wb60``,
     ``wb60-70``, ``wb300``: one WB row alone, at 60 s at ``threshold`` or
     at 70, or at its default 300 s; ``ws``: workload_stabilization's rows
     alone (its defaults, and its grid at 60 s).  These single-strategy
@@ -105,6 +108,7 @@ def watcher_variants(grid: str, threshold: float) -> list:
     grids = {
         'defaults': [wb300, wb60] + ws,
         'wb': [wb300, wb60],
+        'wb+70': [wb300, wb60, _wb(GRANULARITY, 70.0)],
         'wb60': [wb60],
         'wb60-70': [_wb(GRANULARITY, 70.0)],
         'wb300': [wb300],
@@ -123,15 +127,25 @@ def _setup(argv: tuple) -> cli.Setup:
 
 
 def _one(argv: tuple, seed: int, row) -> dict:
-    """One strategy on one seed: its summary row."""
+    """One strategy on one seed: its summary row.  A Watcher row that
+    fails inside Watcher (workload_stabilization with a retry count above
+    1 does, see doc/benchmarks.md) gives a row holding only its ``error``,
+    so that the run keeps every other row."""
     setup = _setup(argv)
     if isinstance(row, Variant):
         strategy = watcher_adapter.WatcherStrategy(
             row.kind, dict(row.parameters), seed, row.label)
     else:
         strategy = strategies.build(row, setup.config, seed, {})
-    result = engine.run(setup.trace, setup.vms, setup.spec, strategy,
-                        setup.settings)
+    try:
+        result = engine.run(setup.trace, setup.vms, setup.spec, strategy,
+                            setup.settings)
+    except Exception as exc:
+        if not isinstance(row, Variant):
+            raise
+        return dict(strategy=strategy.name, seed=seed, watcher=True,
+                    default=row.default,
+                    error=f'{type(exc).__name__}: {exc}')
     return dict(strategy=strategy.name, seed=seed, hosts=setup.hosts,
                 mean_load=round(result.mean_load, 1),
                 watcher=isinstance(row, Variant),
@@ -201,6 +215,90 @@ def verdict(rows: list) -> dict:
                 ours['overloaded_host_periods_per_seed'],
                 none['overloaded_host_periods_per_seed'], strict=True)))
     return {'best_watcher': best['strategy'], 'checks': checks}
+
+
+def _best_run(runs: list) -> dict:
+    """The best of some Watcher runs of one seed, by the rule of
+    :func:`verdict`: fewest overloaded host-periods, then fewest
+    migrations."""
+    return min(runs, key=lambda r: (r['overloaded_host_periods'],
+                                    r['migrations'], r['strategy']))
+
+
+def seed_checks(runs: list) -> list:
+    """Per seed, ``balanced`` against the best Watcher row *of that seed*
+    and against ``none``: the best row may differ from seed to seed, and
+    means over seeds hide the seeds a check fails on.  ``failed`` holds a
+    letter per failed check: ``o`` not fewer overloaded host-periods than
+    that row, ``m`` more migrations or GB than it, ``p`` a ping-pong,
+    ``w`` worst host or overloaded host-periods above ``none``'s."""
+    rows = []
+    for seed in sorted({r['seed'] for r in runs}):
+        mine = [r for r in runs if r['seed'] == seed]
+        ours = [r for r in mine if r['strategy'] == 'balanced']
+        watcher = [r for r in mine if r['watcher']]
+        if not ours or not watcher:
+            continue
+        ours, best = ours[0], _best_run(watcher)
+        none = next((r for r in mine if r['strategy'] == 'none'), None)
+        failed = ''
+        if ours['overloaded_host_periods'] >= best['overloaded_host_periods']:
+            failed += 'o'
+        if (ours['migrations'] > best['migrations']
+                or ours['gb_moved'] > best['gb_moved']):
+            failed += 'm'
+        if ours['ping_pongs']:
+            failed += 'p'
+        if none and (
+                ours['worst_overload_percent']
+                > none['worst_overload_percent']
+                or ours['overloaded_host_periods']
+                > none['overloaded_host_periods']):
+            failed += 'w'
+        rows.append({'seed': seed, 'none': none, 'balanced': ours,
+                     'best_watcher': best, 'failed': failed})
+    return rows
+
+
+#: The name of the row made of each seed's best Watcher run.
+BEST_PER_SEED = 'best Watcher row of each seed'
+
+
+def best_per_seed(checks: list) -> list:
+    """``none``, ``balanced`` and each seed's best Watcher run as one row,
+    each as mean ± standard deviation over the seeds of ``checks``."""
+    runs = [c[k] for c in checks for k in ('none', 'balanced') if c[k]]
+    runs += [dict(c['best_watcher'], strategy=BEST_PER_SEED)
+             for c in checks]
+    return aggregate(runs)
+
+
+def _counts(run: dict) -> str:
+    return (f"{run['overloaded_host_periods']} / {run['migrations']} / "
+            f"{run['gb_moved']:g}")
+
+
+def seed_markdown(checks: list) -> str:
+    """One line per seed: the best Watcher row, ``none`` and ``balanced``
+    (overloaded host-periods / migrations / GB moved, worst host %), and
+    the failed checks."""
+    lines = ['| seed | best Watcher row | its overloaded / migrations / '
+             'GB, worst % | `none`: overloaded, worst % | `balanced`: '
+             'overloaded / migrations / GB, worst %, ping-pongs | failed |',
+             '|---|---|---|---|---|---|']
+    for c in checks:
+        best, ours, none = c['best_watcher'], c['balanced'], c['none']
+        lines.append(
+            f"| {c['seed']} | {best['strategy']} | {_counts(best)}, "
+            f"{best['worst_overload_percent']} | "
+            + (f"{none['overloaded_host_periods']}, "
+               f"{none['worst_overload_percent']}" if none else '-')
+            + f" | {_counts(ours)}, {ours['worst_overload_percent']}, "
+            f"{ours['ping_pongs']} | "
+            + (f"✗{c['failed']}" if c['failed'] else '-') + ' |')
+    total = sum(len(c['failed']) for c in checks)
+    lines += ['', f'{total} failed checks over {len(checks)} seeds.']
+    return '\n'.join(lines)
 
 
 def _cell(pair: tuple, digits: int) -> str:
@@ -319,8 +417,14 @@ def quality(args) -> int:
     tasks = [(_simulate_argv(args, seed), seed, row)
              for seed in seeds for row in rows
              if (seed, getattr(row, 'label', row)) not in done]
+    failures = []
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         for run in pool.map(_one, *zip(*tasks, strict=True)) if tasks else ():
+            if 'error' in run:
+                print(f"seed {run['seed']}: {run['strategy']}: failed "
+                      f"inside Watcher: {run['error']}", flush=True)
+                failures.append(run)
+                continue
             print(f"seed {run['seed']}: {run['strategy']}: "
                   f"{run['overloaded_host_periods']} overloaded host-periods,"
                   f" {run['migrations']} migrations, {run['gb_moved']} GB, "
@@ -338,11 +442,23 @@ def quality(args) -> int:
           f'mean host CPU {loads[0]}-{loads[-1]} %; mean ± standard '
           f'deviation over the seeds')
     print(quality_markdown(table, result))
+    for run in failures:
+        print(f"- seed {run['seed']}: {run['strategy']} failed inside "
+              f"Watcher ({run['error']})")
+    checks = seed_checks(runs)
+    if checks:
+        print('\nPer seed, against the best Watcher row of that seed:')
+        print(seed_markdown(checks))
+        print('\nMean ± standard deviation over the seeds, with each '
+              'seed\'s best Watcher row:')
+        print(quality_markdown(best_per_seed(checks), {}))
     os.makedirs(args.output_dir, exist_ok=True)
     path = os.path.join(args.output_dir, 'quality.json')
     with open(path, 'w') as stream:
         json.dump({'source': source, 'seeds': seeds, 'runs': runs,
-                   'rows': table, 'verdict': result}, stream, indent=1)
+                   'rows': table, 'verdict': result,
+                   'seed_checks': checks, 'failed_rows': failures},
+                  stream, indent=1)
     print(f'wrote {path}')
     return 0
 
@@ -362,7 +478,8 @@ def main(argv=None) -> int:
     parser.add_argument('--grid', choices=GRIDS, default='full',
                         help='Watcher rows: both strategies at their '
                              'default periods and at 60 s (defaults); '
-                             'workload_balance only, at both (wb); one WB '
+                             'workload_balance only, at both (wb), and '
+                             'at 60 s, threshold 70 too (wb+70); one WB '
                              'row (wb60, wb60-70, wb300); '
                              'workload_stabilization\'s rows (ws); or the '
                              'whole grid (full).')

@@ -1,12 +1,15 @@
-"""The benchmark's Watcher grids (tools/bench_rebalance.py).
+"""The benchmark's Watcher grids and per-seed checks
+(tools/bench_rebalance.py).
 
 The single-row grids exist so that a run adds rows to earlier runs with
 ``--reuse``; their labels must be those of the same rows in ``full``, or
-the rows would not be recognised as the same.
+the rows would not be recognised as the same.  The checks are made per
+seed, against the best Watcher row of that seed.
 """
 
 import os
 import sys
+from unittest import mock
 
 import testtools
 
@@ -40,6 +43,10 @@ class WatcherGridTest(testtools.TestCase):
                          self._labels('wb60-70'))
         self.assertEqual(['WB period 300 s, threshold 80 (default)'],
                          self._labels('wb300'))
+        self.assertEqual(['WB period 300 s, threshold 80 (default)',
+                          'WB period 60 s, threshold 80',
+                          'WB period 60 s, threshold 70'],
+                         self._labels('wb+70'))
 
     def test_wb300_is_workload_balance_at_its_default_period(self):
         [row] = self.bench.watcher_variants('wb300', THRESHOLD)
@@ -65,3 +72,109 @@ class WatcherGridTest(testtools.TestCase):
         error = self.assertRaises(SystemExit, self.bench.main,
                                   ['--grid', 'wb30', '--skip-scale'])
         self.assertEqual(2, error.code)
+
+
+def _run(strategy, seed, overloaded, migrations, gb=10.0, worst=90.0,
+         ping_pongs=0, watcher=None):
+    return {'strategy': strategy, 'seed': seed,
+            'watcher': strategy.startswith('WB') if watcher is None
+            else watcher,
+            'default': False, 'overloaded_host_periods': overloaded,
+            'migrations': migrations, 'gb_moved': gb,
+            'worst_overload_percent': worst, 'ping_pongs': ping_pongs,
+            'failed_migrations': 0, 'input_ms_mean': 1.0,
+            'plan_ms_mean': 1.0, 'total_ms_p95': 2.0}
+
+
+class SeedChecksTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.bench = _bench()
+
+    def test_each_seed_is_judged_against_its_own_best_row(self):
+        runs = [
+            _run('none', 1, 500, 0, gb=0.0, worst=110.0),
+            _run('balanced', 1, 40, 30, gb=300.0, worst=95.0),
+            _run('WB a', 1, 50, 20, gb=200.0),
+            _run('WB b', 1, 60, 10, gb=100.0),
+            _run('none', 2, 400, 0, gb=0.0, worst=100.0),
+            _run('balanced', 2, 70, 30, gb=300.0, worst=101.0,
+                 ping_pongs=1),
+            _run('WB a', 2, 80, 90, gb=900.0),
+            _run('WB b', 2, 70, 40, gb=400.0),
+        ]
+        first, second = self.bench.seed_checks(runs)
+        self.assertEqual('WB a', first['best_watcher']['strategy'])
+        self.assertEqual('m', first['failed'])
+        self.assertEqual('WB b', second['best_watcher']['strategy'])
+        self.assertEqual('opw', second['failed'])
+
+    def test_best_row_ties_go_to_fewer_migrations(self):
+        runs = [_run('balanced', 3, 10, 5), _run('WB a', 3, 20, 9),
+                _run('WB b', 3, 20, 8)]
+        [check] = self.bench.seed_checks(runs)
+        self.assertEqual('WB b', check['best_watcher']['strategy'])
+        self.assertEqual('', check['failed'])
+
+    def test_seed_without_watcher_or_ours_is_left_out(self):
+        runs = [_run('balanced', 1, 10, 5), _run('WB a', 2, 20, 9)]
+        self.assertEqual([], self.bench.seed_checks(runs))
+
+    def test_mean_and_spread_of_each_seeds_best_row(self):
+        runs = [_run('balanced', 1, 10, 5), _run('WB a', 1, 20, 9),
+                _run('WB b', 1, 30, 1),
+                _run('balanced', 2, 14, 7), _run('WB a', 2, 50, 9),
+                _run('WB b', 2, 40, 3)]
+        rows = self.bench.best_per_seed(self.bench.seed_checks(runs))
+        by_name = {r['strategy']: r for r in rows}
+        self.assertEqual(['balanced', self.bench.BEST_PER_SEED],
+                         [r['strategy'] for r in rows])
+        best = by_name[self.bench.BEST_PER_SEED]
+        self.assertEqual([20, 40], best['overloaded_host_periods_per_seed'])
+        mean, spread = best['overloaded_host_periods']
+        self.assertEqual(30.0, mean)
+        self.assertAlmostEqual(14.142, spread, places=3)
+        mean, spread = by_name['balanced']['overloaded_host_periods']
+        self.assertEqual(12.0, mean)
+        self.assertAlmostEqual(2.828, spread, places=3)
+
+    def test_markdown_counts_failed_checks(self):
+        runs = [_run('none', 1, 5, 0, worst=80.0),
+                _run('balanced', 1, 10, 5, worst=85.0),
+                _run('WB a', 1, 8, 2, gb=5.0)]
+        text = self.bench.seed_markdown(self.bench.seed_checks(runs))
+        self.assertIn('| 1 | WB a | 8 / 2 / 5, 90.0 | 5, 80.0 | '
+                      '10 / 5 / 10, 85.0, 0 | ✗omw |', text)
+        self.assertIn('3 failed checks over 1 seeds.', text)
+
+
+class WatcherFailureTest(testtools.TestCase):
+    """A failure inside Watcher costs its row, not the run."""
+
+    def setUp(self):
+        super().setUp()
+        self.bench = _bench()
+        for name in ('_setup', 'strategies'):
+            patcher = mock.patch.object(self.bench, name)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+        patcher = mock.patch.object(self.bench.watcher_adapter,
+                                    'WatcherStrategy')
+        self.watcher = patcher.start()
+        self.addCleanup(patcher.stop)
+        patcher = mock.patch.object(self.bench.engine, 'run',
+                                    side_effect=KeyError('edge'))
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_watcher_row_gives_its_error(self):
+        [row] = self.bench.watcher_variants('wb60', THRESHOLD)
+        self.watcher.return_value.name = row.label
+        run = self.bench._one((), 6, row)
+        self.assertEqual({'strategy': row.label, 'seed': 6, 'watcher': True,
+                          'default': False, 'error': "KeyError: 'edge'"},
+                         run)
+
+    def test_our_row_still_raises(self):
+        self.assertRaises(KeyError, self.bench._one, (), 6, 'balanced')
