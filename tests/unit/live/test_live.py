@@ -1,12 +1,16 @@
 """Snapshot pieces built from Nova rows: pools, opt-outs, fallbacks."""
 
+import datetime
+import logging
 from unittest import mock
 
+import fixtures
 import testtools
 from nova import objects
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler.rebalance import aggregate_settings
+from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
@@ -20,6 +24,12 @@ def instance(uuid=uuids.i1, host='h1', vcpus=2, metadata=None,
         vm_state=vm_state, task_state=task_state,
         flavor=objects.Flavor(vcpus=vcpus, memory_mb=512,
                               extra_specs=extra_specs or {}))
+
+
+def loaded(text):
+    """``text`` as a string read from a database or a config file: equal
+    to this module's constants, but not the same object."""
+    return ''.join(list(text))
 
 
 def host(name='h1', cpu=80.0, counter=1, vcpus=10):
@@ -42,15 +52,22 @@ class PoolTest(testtools.TestCase):
                          self.pool('global', 'a', 'aggregate'))
         self.assertIsNone(self.pool('aggregate', None, 'aggregate'))
 
+    def test_modes_read_from_metadata_and_config(self):
+        # Modes come from aggregate metadata and the config file, never
+        # from this module's string constants.
+        self.assertEqual('a', self.pool(loaded('aggregate'), 'a', 'global'))
+        self.assertEqual(live.GLOBAL_POOL,
+                         self.pool('global', 'a', loaded('aggregate')))
+
 
 class HostSnapshotTest(testtools.TestCase):
     """The windows' verdict reaches the planner's host as the live
     service, the CLI and the simulator all give it."""
 
-    def snapshot(self, status):
+    def snapshot(self, status, up=True, disabled=False):
         rows = live.HostRows(
             name='h1', node=mock.Mock(vcpus=10, memory_mb=8192),
-            service={'disabled': False}, cell=None, up=True, aggregates=[])
+            service={'disabled': disabled}, cell=None, up=up, aggregates=[])
         settings = aggregate_settings.HostSettings(
             'global', None, 80, 90, False)
         return live.host_snapshot(rows, status, settings,
@@ -77,6 +94,16 @@ class HostSnapshotTest(testtools.TestCase):
                               host.cpu_expected, host.cpu_deviation))
 
 
+    def test_disabled_or_down_host_takes_no_new_load(self):
+        # An operator disables a compute service for maintenance: DRS must
+        # not move instances onto it even though it still reports up.
+        self.assertEqual(
+            (True, False, False, False),
+            tuple(self.snapshot(None, up, disabled).schedulable
+                  for up, disabled in ((True, False), (True, True),
+                                       (False, False), (False, True))))
+
+
 class BlockedTest(testtools.TestCase):
 
     def test_reasons(self):
@@ -97,6 +124,9 @@ class BlockedTest(testtools.TestCase):
             instance(task_state='migrating'), facts, None))
         self.assertEqual('cooldown', live.instance_blocked(
             instance(), facts, 'cooldown'))
+        # vm_state as read from the database, not this module's constant.
+        self.assertIsNone(live.instance_blocked(
+            instance(vm_state=loaded('active')), facts, None))
 
 
 class FallbackLoadsTest(testtools.TestCase):
@@ -109,6 +139,78 @@ class FallbackLoadsTest(testtools.TestCase):
         # 8 busy cores split 1:3:4 over 8 vCPUs; 'c' is measured.
         self.assertEqual({uuids.a: 1.0, uuids.b: 3.0, uuids.c: 0.5}, loads)
 
+    def test_share_is_not_rounded_and_order_does_not_matter(self):
+        # 5 busy cores split 2:1:1 over 4 vCPUs; 'a', measured, comes first.
+        instances = [instance(uuids.a, vcpus=2), instance(uuids.b, vcpus=1),
+                     instance(uuids.c, vcpus=1)]
+        loads = live.fallback_loads({'h1': host(cpu=50.0)}, instances,
+                                    {uuids.a: 0.5})
+        self.assertEqual({uuids.a: 0.5, uuids.b: 1.25, uuids.c: 1.25}, loads)
+
+    def test_guesses_logged_for_hosts_over_their_threshold_only(self):
+        # Only an over-threshold host's instances may be chosen, so only
+        # there does the operator need to know a load was guessed.
+        log = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        live.fallback_loads({'h1': host(counter=0)}, [instance()], {})
+        self.assertNotIn('no measured CPU load', log.output)
+        live.fallback_loads({'h1': host(counter=2)}, [instance()], {})
+        self.assertIn(f'no measured CPU load for 1 instance(s) ({uuids.i1})',
+                      log.output)
+
     def test_unjudged_host_gives_no_share(self):
         loads = live.fallback_loads({'h1': host(cpu=None)}, [instance()], {})
         self.assertEqual({}, loads)
+
+
+def migration(uuid, instance_uuid, minute, user_id=executor.DRS_USER,
+              dest='h2', status='error'):
+    objects.register_all()
+    return objects.Migration(
+        uuid=uuid, instance_uuid=instance_uuid, user_id=loaded(user_id),
+        source_compute='h1', dest_compute=dest, status=status,
+        created_at=datetime.datetime(2026, 1, 1, 12, minute), updated_at=None)
+
+
+class NeedsAttentionTest(testtools.TestCase):
+    """Only an instance a DRS migration left in ERROR is the operator's to
+    check: not one in ERROR for another reason, nor one whose latest
+    migration someone else started."""
+
+    def test_error_after_the_latest_migration_being_drs(self):
+        # One left alone sorts first: the others are still looked at.
+        first = '00000000-0000-4000-8000-000000000000'
+        states = {uuids.drs: 'error', uuids.no_dest: 'error',
+                  first: 'active', uuids.active: 'active',
+                  uuids.stopped: 'stopped',
+                  uuids.admin: 'error', uuids.zed: 'error',
+                  uuids.no_migration: 'error', uuids.operator_last: 'error',
+                  uuids.drs_last: 'error'}
+        instances = {uuid: instance(uuid, vm_state=loaded(state))
+                     for uuid, state in states.items()}
+        migrations = [
+            migration(uuids.m1, uuids.drs, 1),
+            migration(uuids.m2, uuids.no_dest, 1, dest=None),
+            migration(uuids.m3, uuids.active, 1, status='completed'),
+            migration(uuids.m0, first, 1, status='completed'),
+            migration(uuids.m4, uuids.stopped, 1, status='completed'),
+            migration(uuids.m5, uuids.admin, 1, user_id='admin'),
+            migration(uuids.m6, uuids.zed, 1, user_id='zed'),
+            # Newest last in time, not in the list.
+            migration(uuids.m8, uuids.operator_last, 5, user_id='admin'),
+            migration(uuids.m7, uuids.operator_last, 1),
+            migration(uuids.m10, uuids.drs_last, 5),
+            migration(uuids.m9, uuids.drs_last, 1, user_id='admin'),
+        ]
+        cloud = live.Cloud(hosts={}, instances=instances,
+                           migrations=migrations)
+        self.assertEqual({
+            uuids.drs: f'vm_state error after DRS migration {uuids.m1} from '
+                       'h1 to h2 ended error: check the instance, then reset '
+                       'its state',
+            uuids.no_dest: f'vm_state error after DRS migration {uuids.m2} '
+                           'from h1 ended error: check the instance, then '
+                           'reset its state',
+            uuids.drs_last: f'vm_state error after DRS migration {uuids.m10} '
+                            'from h1 to h2 ended error: check the instance, '
+                            'then reset its state'},
+            live.needs_attention(cloud))
