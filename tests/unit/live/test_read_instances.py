@@ -1,8 +1,11 @@
 """live.read_instances against real cell databases (SQLite): the instances
 Nova's InstanceList would list, as rows, and their Instance objects as
-Nova makes them."""
+Nova makes them; live.read_cloud's hosts and migrations from the same
+databases."""
 
 import contextlib
+import datetime
+from unittest import mock
 
 import sqlalchemy
 from nova import context as nova_context
@@ -10,6 +13,7 @@ from nova import objects
 from nova import test
 from nova.compute import vm_states
 from nova.db.main import api as main_db_api
+from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
 
 from nova_drs_scheduler.rebalance import live
@@ -123,6 +127,12 @@ class ReadInstancesTest(test.TestCase):
         self.assertEqual({on_h2.uuid, on_h3.uuid}, set(self.cloud.instances))
         self.assertEqual(self.cell2, self.cloud.instances[on_h3.uuid].cell)
 
+    def test_a_cell_with_nothing_asked_does_not_end_the_read(self):
+        # h1 and h2's cell comes first and has nothing to read.
+        on_h3 = self.add('h3', cell=self.cell2)
+        live.read_instances(self.ctxt, self.cloud, hosts={'h3'})
+        self.assertEqual({on_h3.uuid}, set(self.cloud.instances))
+
     def test_many_hosts_read_in_slices(self):
         self.cloud.hosts.update({
             f'x{n:02d}': live.HostRows(f'x{n:02d}', None, {}, self.cell1,
@@ -141,7 +151,8 @@ class ReadInstancesTest(test.TestCase):
         took_back = self.add('h1', metadata={'drs_exclude': 'true'})
         took_back.metadata = {}
         took_back.save()  # Nova soft-deletes the metadata row.
-        plain = self.add('h1', metadata={'other': 'true'})
+        # Keys sorting before and after drs_exclude: neither is read.
+        plain = self.add('h1', metadata={'other': 'true', 'auto': 'true'})
         live.read_instances(self.ctxt, self.cloud, hosts={'h1'})
         facts = {uuid: found.facts
                  for uuid, found in self.cloud.instances.items()}
@@ -185,3 +196,94 @@ class ReadInstancesTest(test.TestCase):
         self.assertNotIn('ORDER BY', ' '.join(plans[0]))
         self.assertFalse([step for step in plans[0] if 'SCAN' in step
                           or 'created_at' in step], plans[0])
+
+    # live.read_cloud, on the same databases: the hosts a period may plan
+    # with, and the migrations it must know about.
+    T0 = datetime.datetime(2026, 1, 1, 12, 0)
+
+    def service(self, host, cell=None, binary='nova-compute',
+                topic='compute', **fields):
+        with self.cell(cell) as cctxt:
+            service = objects.Service(cctxt, host=host, binary=binary,
+                                      topic=topic, **fields)
+            service.create()
+        return service
+
+    def node(self, host, name=None, cell=None):
+        with self.cell(cell) as cctxt:
+            node = objects.ComputeNode(
+                cctxt, host=host, hypervisor_hostname=name or host,
+                uuid=uuidutils.generate_uuid(), vcpus=8, memory_mb=4096,
+                local_gb=10, vcpus_used=0, memory_mb_used=0,
+                local_gb_used=0, hypervisor_type='fake',
+                hypervisor_version=1, cpu_info='{}')
+            node.create()
+        return node
+
+    def migration(self, status, cell=None):
+        with self.cell(cell) as cctxt:
+            migration = objects.Migration(
+                cctxt, uuid=uuidutils.generate_uuid(),
+                instance_uuid=uuidutils.generate_uuid(), source_compute='h1',
+                dest_compute='h2', status=status,
+                migration_type='live-migration')
+            migration.create()
+        return migration
+
+    def test_hosts_with_a_live_compute_service_and_node(self):
+        self.service('h1')
+        # Other services of the host, their binaries sorting after and
+        # before nova-compute: not its compute service.
+        self.service('h1', binary='nova-conductor', topic='conductor')
+        self.service('h1', binary='nova-api', topic='api')
+        self.node('h1', 'h1-b')
+        self.node('h1', 'h1-a')  # Ironic: a second node, the first kept.
+        self.node('h0', 'a-no-service')  # Sorts first: no service yet.
+        self.service('h2')
+        self.node('h2').destroy()  # Node deleted: not a host any more.
+        self.service('h4').destroy()  # Service deleted.
+        self.node('h4')
+        self.service('h3', cell=self.cell2, forced_down=True)
+        self.node('h3', cell=self.cell2)
+        for name, hosts in (('agg', ['h1', 'h3']), ('h3-only', ['h3'])):
+            aggregate = objects.Aggregate(self.ctxt, name=name, metadata={})
+            aggregate.create()
+            for host in hosts:
+                aggregate.add_host(host)
+        servicegroup = mock.Mock()
+        servicegroup.service_is_up.side_effect = (
+            lambda service: not service['forced_down'])
+        cloud = live.read_cloud(self.ctxt, [self.cell1, self.cell2],
+                                servicegroup, self.T0)
+        self.assertEqual(
+            {'h1': ('h1-a', 'nova-compute', True, ['agg'], self.cell1),
+             'h3': ('h3', 'nova-compute', False, ['agg', 'h3-only'],
+                    self.cell2)},
+            {name: (rows.node.hypervisor_hostname, rows.service['binary'],
+                    rows.up, sorted(a.name for a in rows.aggregates),
+                    rows.cell)
+             for name, rows in cloud.hosts.items()})
+        self.assertEqual((8, 4096, False),
+                         (cloud.hosts['h1'].node.vcpus,
+                          cloud.hosts['h1'].node.memory_mb,
+                          cloud.hosts['h1'].service['disabled']))
+
+    def test_migrations_changed_or_in_progress_since(self):
+        """A migration in progress holds both hosts even when Nova has not
+        updated its record yet; one not touched since ``since`` is stale."""
+        clock = self.useFixture(utils_fixture.TimeFixture(self.T0))
+        since = self.T0 + datetime.timedelta(minutes=10)
+        self.migration('running')  # Stale: never updated.
+        self.migration('completed')  # Ended before.
+        ended = self.migration('running')
+        clock.advance_time_delta(datetime.timedelta(minutes=10))
+        at_since = self.migration('running')
+        clock.advance_time_delta(datetime.timedelta(minutes=1))
+        ended.status = 'completed'
+        ended.save()
+        new = self.migration('queued', cell=self.cell2)
+        self.service('h1')  # The cells' reads go through read_cloud.
+        cloud = live.read_cloud(self.ctxt, [self.cell1, self.cell2],
+                                mock.Mock(), since)
+        self.assertEqual({ended.uuid, at_since.uuid, new.uuid},
+                         {m.uuid for m in cloud.migrations})
