@@ -132,20 +132,14 @@ class BlockedTest(testtools.TestCase):
 class FallbackLoadsTest(testtools.TestCase):
 
     def test_vcpu_share_of_host_load_for_unmeasured_only(self):
-        instances = [instance(uuids.a, vcpus=1), instance(uuids.b, vcpus=3),
-                     instance(uuids.c, vcpus=4)]
-        loads = live.fallback_loads({'h1': host(cpu=80.0)}, instances,
-                                    {uuids.c: 0.5})
-        # 8 busy cores split 1:3:4 over 8 vCPUs; 'c' is measured.
-        self.assertEqual({uuids.a: 1.0, uuids.b: 3.0, uuids.c: 0.5}, loads)
-
-    def test_share_is_not_rounded_and_order_does_not_matter(self):
-        # 5 busy cores split 2:1:1 over 4 vCPUs; 'a', measured, comes first.
-        instances = [instance(uuids.a, vcpus=2), instance(uuids.b, vcpus=1),
-                     instance(uuids.c, vcpus=1)]
+        # 5 busy cores split 4:1:3 over 8 vCPUs, not rounded; 'c' is
+        # measured, and coming first it hides none of the others.
+        instances = [instance(uuids.c, vcpus=4), instance(uuids.a, vcpus=1),
+                     instance(uuids.b, vcpus=3)]
         loads = live.fallback_loads({'h1': host(cpu=50.0)}, instances,
-                                    {uuids.a: 0.5})
-        self.assertEqual({uuids.a: 0.5, uuids.b: 1.25, uuids.c: 1.25}, loads)
+                                    {uuids.c: 0.5})
+        self.assertEqual({uuids.a: 0.625, uuids.b: 1.875, uuids.c: 0.5},
+                         loads)
 
     def test_guesses_logged_for_hosts_over_their_threshold_only(self):
         # Only an over-threshold host's instances may be chosen, so only
