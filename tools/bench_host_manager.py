@@ -1174,7 +1174,7 @@ def measure_period(ctxt, scheduler, placement, writer, requests):
             with contextlib.ExitStack() as stack:
                 if name == NOT_GIVING_WAY:
                     stack.enter_context(unittest.mock.patch.object(
-                        pacing, 'give_way', lambda *args: 0.0))
+                        pacing, 'give_way', lambda *args, **kwargs: 0.0))
                 if name != QUIET:
                     loop.start()
                     stack.callback(loop.stop)
