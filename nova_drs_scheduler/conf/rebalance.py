@@ -225,17 +225,6 @@ OPTS = [
              'after the move), which ``min_improvement`` judges. 0 '
              'ranks destinations by their CPU after the move alone (the '
              'behaviour before this option; see doc/benchmarks.md).'),
-    cfg.FloatOpt(
-        'destination_arrival_weight',
-        default=0.0,
-        min=0.0,
-        help='Ranks the destinations that pass ``margin`` for an instance '
-             'with this many times the CPU (percent of the host) of the '
-             'instances that arrived on them by a migration within '
-             '``instance_cooldown`` added: of two hosts with room, the one '
-             'that received less load in that time takes the instance. '
-             'Only the ranking changes; no destination is ruled out. 0 '
-             'leaves recent arrivals out of the ranking.'),
     cfg.StrOpt(
         'metrics_source',
         default='nova',
@@ -324,8 +313,7 @@ def planner_config(conf) -> model.PlannerConfig:
         max_concurrent_migrations=drs.max_concurrent_migrations,
         max_concurrent_migrations_per_violated_host=(
             drs.max_concurrent_migrations_per_violated_host),
-        destination_deviations=drs.destination_deviations,
-        destination_arrival_weight=drs.destination_arrival_weight)
+        destination_deviations=drs.destination_deviations)
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:

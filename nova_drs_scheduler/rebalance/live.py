@@ -428,8 +428,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
             blocked=instance_blocked(
                 instance, instance.facts,
                 migrations.blocked.get(instance.uuid)),
-            left=migrations.left.get(instance.uuid, ()),
-            arrived=instance.uuid in migrations.arrived)
+            left=migrations.left.get(instance.uuid, ()))
         for instance in sorted(on_hosts, key=lambda i: i.uuid)]
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,

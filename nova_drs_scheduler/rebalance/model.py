@@ -44,10 +44,6 @@ class PlannerConfig:
     #: at their projected CPU plus this many of their standard deviations
     #: (``HostSnapshot.cpu_deviation``); 0 ranks them at the projection.
     destination_deviations: float = 2.0
-    #: Destinations are ranked with this many times the CPU (percent of
-    #: the host) of the instances that arrived on them within the
-    #: cooldown added; 0 leaves arrivals out of the ranking.
-    destination_arrival_weight: float = 0.0
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
@@ -98,9 +94,6 @@ class InstanceSnapshot:
     #: Hosts the instance left within ``[drs] no_return_time``: never its
     #: destination then (the no-ping-pong rail).
     left: tuple = ()
-    #: Arrived on ``host`` by a migration completed within ``[drs]
-    #: instance_cooldown``.
-    arrived: bool = False
 
     def loaded(self, cpu_cores: float) -> 'InstanceSnapshot':
         """This instance with a new load.

@@ -85,8 +85,6 @@ class _Planner:
         self.busy = collections.Counter(snapshot.inflight_by_host)
         #: Host name -> points its expected load is above its current one.
         self.lag = {n: _lag(h) for n, h in self.hosts.items()}
-        #: Host name -> ranking points for its recent arrivals.
-        self.arrivals = _arrivals(snapshot)
         #: Pool key -> indexed destinations as sorted (floor score, name).
         self.order = collections.defaultdict(list)
         self.floors = {}
@@ -163,7 +161,6 @@ class _Planner:
                 >= self.config.max_concurrent_migrations_per_host):
             rule = 'limit:per-host'
         if rule is None:
-            floor += self.arrivals.get(name, 0.0)
             self.floors[name] = floor
             bisect.insort(self.order[self._pool(host)], (floor, name))
         else:
@@ -312,9 +309,7 @@ class _Planner:
             rule, score = decide(host, cpu, ram, cfg)
             if rule is not None:
                 refused[rule] += 1
-                continue
-            score += self.arrivals.get(name, 0.0)
-            if best is None or (score, name) < best[:2]:
+            elif best is None or (score, name) < best[:2]:
                 best = (score, name, cpu, ram)
         if best is None:
             return None, refused
@@ -432,23 +427,6 @@ def _lag(host: model.HostSnapshot) -> float:
     if host.cpu_expected is None or host.cpu_percent is None:
         return 0.0
     return max(0.0, host.cpu_expected - host.cpu_percent)
-
-
-def _arrivals(snapshot: model.Snapshot) -> dict:
-    """Host name -> ``destination_arrival_weight`` times the CPU percent
-    of the instances that arrived on it within the cooldown: a constant
-    per host added to its destination score, so scores stay monotone."""
-    weight = snapshot.config.destination_arrival_weight
-    if not weight:
-        return {}
-    hosts = snapshot.hosts
-    points = collections.defaultdict(float)
-    for instance in snapshot.instances:
-        host = hosts.get(instance.host)
-        if instance.arrived and host is not None and host.vcpus > 0:
-            points[instance.host] += (
-                weight * 100.0 * instance.cpu_cores / host.vcpus)
-    return points
 
 
 def _alternative(option: base.Option) -> dict:

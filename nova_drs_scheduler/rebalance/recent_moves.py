@@ -42,9 +42,6 @@ class MigrationState:
     #: {instance uuid: hosts it left by a completed migration within the
     #: no-return time}
     left: dict = dataclasses.field(default_factory=dict)
-    #: Instances whose newest record is a migration completed within the
-    #: cooldown: they arrived on their host in that time.
-    arrived: set = dataclasses.field(default_factory=set)
 
 
 def _in_flight_reason(move: Move) -> str:
@@ -68,7 +65,6 @@ def migration_state(moves: Iterable[Move], cooldown: float,
     by_host = {}
     total = 0
     left = {}
-    arrived = set()
     for move in sorted(moves, key=lambda m: m.age):
         uuid = move.instance
         if move.phase == DONE and move.age < no_return and move.source:
@@ -82,7 +78,6 @@ def migration_state(moves: Iterable[Move], cooldown: float,
         elif uuid in blocked:
             continue
         elif move.phase == DONE and move.age < cooldown:
-            arrived.add(uuid)
             blocked[uuid] = (
                 f'cooldown: moved {move.source} -> {move.destination} '
                 f'{int(move.age)}s ago (cooldown {int(cooldown)}s)')
@@ -93,4 +88,4 @@ def migration_state(moves: Iterable[Move], cooldown: float,
                 f'{int(quarantine)}s)')
     return MigrationState(blocked, by_host, total,
                           {uuid: tuple(sorted(hosts))
-                           for uuid, hosts in left.items()}, arrived)
+                           for uuid, hosts in left.items()})

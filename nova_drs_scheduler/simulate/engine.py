@@ -73,8 +73,6 @@ class PeriodView:
     window: int
     #: {vm: hosts it left within the no-return time}
     left: dict = dataclasses.field(default_factory=dict)
-    #: VMs that arrived on their host by a migration within the cooldown.
-    arrived: set = dataclasses.field(default_factory=set)
 
     #: What the planner's input keeps between periods (see
     #: :class:`SnapshotInputs`); None for strategies that do not plan.
@@ -192,14 +190,13 @@ class SnapshotInputs:
     def _fresh(self, view, known, name, cores):
         host = view.cluster.location[name]
         blocked, left = view.blocked.get(name), view.left.get(name, ())
-        arrived = name in view.arrived
         if (known is None or known.host != host or known.blocked != blocked
-                or known.left != left or known.arrived != arrived):
+                or known.left != left):
             flavor = view.cluster.vms[name].flavor
             return model.InstanceSnapshot(
                 uuid=name, host=host, name=name, vcpus=flavor.vcpus,
                 memory_mb=flavor.memory_mb, cpu_cores=cores,
-                blocked=blocked, left=left, arrived=arrived)
+                blocked=blocked, left=left)
         return known if known.cpu_cores == cores else known.loaded(cores)
 
 
@@ -293,8 +290,7 @@ class _Run:
         recent = self.blocker.state(cluster.inflight, now)
         view = PeriodView(period, now, self.settings.interval, self.trace,
                           cluster, self.history, statuses, recent.blocked,
-                          self.windows.window, recent.left, recent.arrived,
-                          self.inputs)
+                          self.windows.window, recent.left, self.inputs)
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).
