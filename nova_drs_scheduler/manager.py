@@ -56,6 +56,22 @@ class DRSSchedulerManager(manager.SchedulerManager):
         self.rebalancer.prepare()
         self._stopped = False
 
+    @property
+    def host_manager(self):
+        return self.__dict__.get('_host_manager')
+
+    @host_manager.setter
+    def host_manager(self, value) -> None:
+        # Swapped in after init_host (``[scheduler] host_manager`` applied
+        # to a started service, as the test fixture does): the refresher
+        # moves with it, or the old one would refresh on, unowned, after
+        # the service stops.
+        old = self.__dict__.get('_host_manager')
+        self.__dict__['_host_manager'] = value
+        if self.__dict__.get('_serving') and old is not value:
+            _stop_refresher(old)
+            _start_refresher(value)
+
     def select_destinations(self, context, request_spec=None,
                             filter_properties=None,
                             spec_obj=manager.SchedulerManager._sentinel,
@@ -104,9 +120,8 @@ class DRSSchedulerManager(manager.SchedulerManager):
         super().init_host(service_ref)
         # Here rather than in __init__: in the worker process that serves
         # (after the fork), with the host manager the service chose.
-        start = getattr(self.host_manager, 'start_refresher', None)
-        if start is not None:
-            start()
+        self._serving = True
+        _start_refresher(self.host_manager)
 
     def graceful_shutdown(self, *args, **kwargs):
         # Nova 33 and 34 call this when the service stops; Nova 31 and 32
@@ -128,9 +143,8 @@ class DRSSchedulerManager(manager.SchedulerManager):
         if self._stopped:
             return
         self._stopped = True
-        stop_refresher = getattr(self.host_manager, 'stop_refresher', None)
-        if stop_refresher is not None:
-            stop_refresher()
+        self._serving = False
+        _stop_refresher(self.host_manager)
         # Hand a tooz lock over at once instead of at lease expiry.
         stop = getattr(self.rebalancer.leader, 'stop', None)
         if stop is not None:
@@ -143,6 +157,19 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # continue from the DRS database.
         super().reset()
         self.rebalancer.reload()
+
+
+def _start_refresher(host_manager) -> None:
+    """Start the background refresh of a host manager that has one."""
+    start = getattr(host_manager, 'start_refresher', None)
+    if start is not None:
+        start()
+
+
+def _stop_refresher(host_manager) -> None:
+    stop = getattr(host_manager, 'stop_refresher', None)
+    if stop is not None:
+        stop()
 
 
 def make_leader(host: str, servicegroup_api, conf):

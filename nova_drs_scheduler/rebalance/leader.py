@@ -25,7 +25,7 @@ _held = {}
 
 
 def _hold_process_lock(path: str) -> bool:
-    """Take (once) and keep an exclusive lock for this process's lifetime.
+    """Take (once) and keep an exclusive lock until the service stops.
 
     Forked workers re-try on their own pid: a descriptor inherited through
     fork would share its owner's lock.
@@ -42,6 +42,14 @@ def _hold_process_lock(path: str) -> bool:
         return False
     _held[path] = (os.getpid(), handle)
     return True
+
+
+def _release_process_lock(path: str) -> None:
+    """Let another worker lead: closing the file releases the lock."""
+    held = _held.get(path)
+    if held and held[0] == os.getpid():
+        del _held[path]
+        held[1].close()
 
 
 class ServiceLeader:
@@ -66,3 +74,7 @@ class ServiceLeader:
             return False, (f'another worker on {self.host} holds '
                            f'{self.lock_path}')
         return True, f'leader: scheduler host {self.host}'
+
+    def stop(self) -> None:
+        """The service stops: hand the worker lock over at once."""
+        _release_process_lock(self.lock_path)

@@ -1,5 +1,6 @@
 """The default leader: lowest up scheduler host, one worker per host."""
 
+import fcntl
 from unittest import mock
 
 import fixtures
@@ -14,6 +15,8 @@ class LeaderTest(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.lock_dir = self.useFixture(fixtures.TempDir()).path
+        self.addCleanup(leader._release_process_lock,
+                        f'{self.lock_dir}/{leader.LOCK_NAME}')
         services = [mock.Mock(host=h) for h in ('sched-b', 'sched-a', 'c')]
         self.useFixture(fixtures.MockPatchObject(
             objects.ServiceList, 'get_by_binary', return_value=services))
@@ -45,3 +48,21 @@ class LeaderTest(testtools.TestCase):
         is_leader, why = self.check('sched-a')
         self.assertFalse(is_leader)
         self.assertIn('another worker', why)
+
+    def test_stop_hands_the_lock_to_another_worker(self):
+        first = leader.ServiceLeader('sched-a', self.servicegroup,
+                                     self.lock_dir)
+        self.assertTrue(first.check(mock.sentinel.ctx)[0])
+        path = first.lock_path
+        _pid, handle = leader._held[path]
+        first.stop()
+        self.assertTrue(handle.closed)
+        self.assertNotIn(path, leader._held)
+        # A second worker's descriptor now gets the lock.
+        other = open(path, 'a')
+        self.addCleanup(other.close)
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def test_stop_without_the_lock_is_harmless(self):
+        leader.ServiceLeader('sched-b', self.servicegroup,
+                             self.lock_dir).stop()
