@@ -25,6 +25,7 @@ import functools
 import math
 import threading
 import time
+import weakref
 from typing import Any
 
 from nova import context as context_module
@@ -65,6 +66,15 @@ PLACED_MAX_AGE = 120.0
 #: Shortest wait between two passes of the background refresher, so that a
 #: cell that cannot be refreshed does not make it spin.
 MIN_REFRESH_WAIT = 0.1
+
+#: Host managers whose refresher runs: a service that stops must leave
+#: none behind (the test harness checks it after each test).
+_refreshing: weakref.WeakSet = weakref.WeakSet()
+
+
+def running_refreshers() -> list:
+    """Host managers of this process whose background refresh runs."""
+    return list(_refreshing)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,6 +205,7 @@ class CachingHostManager(host_manager.HostManager):
             return False
         self._refresher = loopingcall.DynamicLoopingCall(self.refresh_due)
         self._refresher.start(periodic_interval_max=interval)
+        _refreshing.add(self)
         LOG.info('Refreshing the cached computes every %g s in the '
                  'background', interval)
         return True
@@ -203,6 +214,7 @@ class CachingHostManager(host_manager.HostManager):
         """Stop the background refresh and wait for a pass in progress;
         unfreeze what its passes froze."""
         refresher, self._refresher = self._refresher, None
+        _refreshing.discard(self)
         if refresher is not None:
             refresher.stop()
             refresher.wait()

@@ -13,6 +13,7 @@ from nova.tests.functional import integrated_helpers
 
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import service
+from nova_drs_scheduler.host_manager import manager as caching
 from nova_drs_scheduler.testing import fixtures as drs_fixtures
 from nova_drs_scheduler.testing import records
 
@@ -61,9 +62,23 @@ class DRSSchedulerMixin:
         if self.DRS:
             self.flags(group='drs', **self.DRS)
         self._migrations_waited = False
+        # Registered before the services start, so it runs after they stop.
+        self.addCleanup(self._check_no_refresher_left)
         super().setUp()
         for host in self.COMPUTES:
             self._start_compute(host)
+
+    def _check_no_refresher_left(self):
+        """Fail the test whose services left a background refresh running.
+
+        Left alone, it would go on reading torn-down cells and open Nova
+        executors between tests, and some later test would fail instead.
+        """
+        left = caching.running_refreshers()
+        for host_manager in left:
+            host_manager.stop_refresher()
+        self.assertEqual([], left, 'background refresh still running after '
+                         'the services stopped')
 
     def _wait_once_for_no_migrating_instance(self):
         if not self._migrations_waited:

@@ -44,3 +44,11 @@ class SwappedAfterStartTest(base.DRSFunctionalTestBase):
         self.assertEqual([second], self.running())
         self.scheduler_service.stop()
         self.assertEqual([], self.running())
+
+    def test_a_refresher_left_running_fails_the_test(self):
+        stray = caching.CachingHostManager()
+        stray.start_refresher()
+        self.assertRaises(AssertionError, self._check_no_refresher_left)
+        # Stopped by the check, so that no later test pays for it.
+        self.assertIsNone(stray._refresher)
+        self.assertEqual([], caching.running_refreshers())
