@@ -75,6 +75,8 @@ MODULES = {
                           'tests.unit.live.test_read_instances'],
     'rebalance/aggregate_settings.py': [
         'tests.unit.live.test_aggregate_settings'],
+    'rebalance/executor.py': ['tests.unit.live.test_executor',
+                              _REBALANCE + 'test_no_return'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '

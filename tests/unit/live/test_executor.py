@@ -1,9 +1,17 @@
 """Cooldown, quarantine and in-flight counts derived from Nova's records."""
 
 import datetime
+import types
 
+import fixtures
+import sqlalchemy
 import testtools
+from nova import context as nova_context
+from nova import exception
 from nova import objects
+from nova import test
+from nova.db.main import api as main_db_api
+from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
 
 from nova_drs_scheduler.rebalance import executor
@@ -52,3 +60,250 @@ class MigrationStateTest(testtools.TestCase):
                        migration('a', 'completed', 30), quarantine=60)
         self.assertIn('cooldown', result.blocked['a'])
         self.assertEqual(0, result.inflight_total)
+
+
+class ExecutorTest(test.TestCase):
+    """Starting and following moves, against real cell and API databases;
+    only Nova's ``live_migrate`` (a conductor call) is replaced, by one
+    that writes the Migration record as the conductor does."""
+
+    T0 = datetime.datetime(2026, 11, 1, 12, 0)
+
+    def setUp(self):
+        super().setUp()
+        self.clock = self.useFixture(utils_fixture.TimeFixture(self.T0))
+        self.ctxt = nova_context.get_admin_context()
+        self.cell = self.cell_mappings['cell1']
+        self.executor = executor.Executor()
+        self.instance = self.add_instance()
+        self.move = types.SimpleNamespace(
+            instance=self.instance, source='h1', destination='h2')
+        self.calls = []
+        self.useFixture(fixtures.MockPatchObject(
+            self.executor.compute_api, 'live_migrate',
+            side_effect=self.live_migrate))
+        #: Raised by live_migrate, after writing its record if ``written``.
+        self.refusal = None
+        self.written = True
+
+    def add_instance(self):
+        uuid = uuidutils.generate_uuid()
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            objects.Instance(cctxt, uuid=uuid, host='h1', project_id='p',
+                             user_id='u', vm_state='active').create()
+        objects.InstanceMapping(self.ctxt, instance_uuid=uuid,
+                                cell_mapping=self.cell,
+                                project_id='p').create()
+        return uuid
+
+    def live_migrate(self, ctx, instance, **kwargs):
+        self.calls.append((ctx, instance, kwargs))
+        if self.written:
+            self.migration(instance.uuid, user=ctx.user_id)
+        if self.refusal:
+            raise self.refusal
+
+    def migration(self, instance, user=executor.DRS_USER,
+                  kind='live-migration', status='accepted'):
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            record = objects.Migration(
+                cctxt, uuid=uuidutils.generate_uuid(), instance_uuid=instance,
+                source_compute='h1', dest_compute='h2', status=status,
+                migration_type=kind, user_id=user, project_id=user)
+            record.create()
+        return record
+
+    def set_status(self, record, status):
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            record = objects.Migration.get_by_uuid(cctxt, record.uuid)
+            record.status = status
+            record.save()
+
+    def later(self, seconds):
+        self.clock.advance_time_delta(datetime.timedelta(seconds=seconds))
+
+    def test_start_asks_nova_for_an_ordinary_checked_live_migration(self):
+        outcome = self.executor.start('r1', self.move, self.cell)
+        [(ctx, instance, kwargs)] = self.calls
+        # Nova re-validates the host and claims it (force=False), and the
+        # call returns once the conductor has answered (async_=False).
+        self.assertEqual(
+            dict(block_migration=None, disk_over_commit=None,
+                 host_name='h2', force=False, async_=False), kwargs)
+        self.assertEqual((executor.DRS_USER, executor.DRS_USER, True),
+                         (ctx.user_id, ctx.project_id, ctx.is_admin))
+        self.assertEqual(self.instance, instance.uuid)
+        self.assertIn('numa_topology', instance)
+        self.assertIn('system_metadata', instance)
+        [record] = self.records()
+        self.assertEqual({'status': 'started', 'migration': record.uuid},
+                         outcome)
+        self.assertEqual([], self.executor.poll(timeout=60))
+
+    def records(self):
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            return objects.MigrationList.get_by_filters(
+                cctxt, {'instance_uuid': self.instance})
+
+    def test_refusal_is_reported_and_not_followed(self):
+        self.refusal = exception.NoValidHost(reason='h2 is full')
+        self.written = False
+        outcome = self.executor.start('r1', self.move, self.cell)
+        self.assertEqual(
+            {'status': 'failed', 'migration': None,
+             'error': 'NoValidHost: No valid host was found. h2 is full'},
+            outcome)
+        self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_failure_after_nova_wrote_its_record_names_the_record(self):
+        self.refusal = exception.MigrationPreCheckError(reason='no')
+        outcome = self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.assertEqual(('failed', record.uuid),
+                         (outcome['status'], outcome['migration']))
+        self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_unknown_instance_fails_to_start(self):
+        self.move.instance = uuidutils.generate_uuid()
+        outcome = self.executor.start('r1', self.move, self.cell)
+        self.assertEqual('failed', outcome['status'])
+        self.assertTrue(outcome['error'].startswith('InstanceNotFound: '))
+        self.assertEqual([], self.calls)
+
+    def test_no_record_after_the_start_is_unknown_and_not_followed(self):
+        self.written = False
+        self.assertEqual(
+            {'status': 'unknown',
+             'error': 'no migration record found after the start'},
+            self.executor.start('r1', self.move, self.cell))
+        self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_only_drs_live_migrations_of_the_instance_are_its_record(self):
+        self.written = False
+        self.migration(self.instance, user='operator')
+        self.migration(self.instance, kind='migration')
+        self.migration(self.add_instance())
+        self.assertEqual('unknown', self.executor.start(
+            'r1', self.move, self.cell)['status'])
+
+    def test_newest_record_since_a_second_before_the_start(self):
+        """Records a second older than the start are the start's (the
+        clocks of the database and the scheduler may differ), older ones
+        are an earlier move's."""
+        self.written = False
+        self.migration(self.instance)
+        self.later(1.000001)
+        self.assertEqual('unknown', self.executor.start(
+            'r1', self.move, self.cell)['status'])
+        first = self.migration(self.instance)
+        self.later(1)
+        self.assertEqual(first.uuid, self.executor.start(
+            'r1', self.move, self.cell)['migration'])
+        # Two records at one instant: the later one (higher id) wins.
+        self.migration(self.instance)
+        newest = self.migration(self.instance)
+        self.assertEqual(newest.uuid, self.executor.start(
+            'r1', self.move, self.cell)['migration'])
+
+    def test_poll_reports_each_end_once(self):
+        started = self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.set_status(record, 'running')
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.set_status(record, 'completed')
+        self.assertEqual(
+            [('r1', self.instance,
+              {'migration': started['migration'], 'status': 'completed',
+               'destination': 'h2'})],
+            self.executor.poll(timeout=60))
+        self.assertEqual([], self.executor.poll(timeout=60))
+
+    def test_every_failed_status_is_a_failure(self):
+        for status in sorted(executor.FAILED):
+            self.move.instance = self.instance = self.add_instance()
+            self.executor.start('r1', self.move, self.cell)
+            [record] = self.records()
+            self.set_status(record, status)
+            self.assertEqual(
+                [('r1', self.instance,
+                  {'migration': record.uuid, 'status': 'failed',
+                   'error': f'migration ended {status}'})],
+                self.executor.poll(timeout=60))
+
+    def test_every_done_status_is_a_completion(self):
+        for status in sorted(executor.DONE):
+            self.move.instance = self.instance = self.add_instance()
+            self.executor.start('r1', self.move, self.cell)
+            [record] = self.records()
+            self.set_status(record, status)
+            [(_, _, outcome)] = self.executor.poll(timeout=60)
+            self.assertEqual('completed', outcome['status'])
+
+    def test_times_out_only_past_the_timeout(self):
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.set_status(record, 'running')
+        self.later(60)
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.later(0.5)
+        self.assertEqual(
+            [('r1', self.instance,
+              {'migration': record.uuid, 'status': 'timed_out',
+               'error': 'still running after 60s; Nova keeps driving it'})],
+            self.executor.poll(timeout=60))
+        self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_a_record_gone_is_unknown(self):
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            engine = main_db_api.get_engine(context=cctxt)
+            with engine.begin() as conn:
+                conn.execute(sqlalchemy.text(
+                    'DELETE FROM migrations WHERE uuid = :u'),
+                    {'u': record.uuid})
+        self.assertEqual(
+            [('r1', self.instance,
+              {'migration': record.uuid, 'status': 'unknown',
+               'error': 'migration record disappeared'})],
+            self.executor.poll(timeout=60))
+
+    def test_adopted_move_is_found_through_the_instance_mapping(self):
+        record = self.migration(self.instance)
+        self.executor.adopt('r0', self.instance, record.uuid,
+                            self.T0.replace(tzinfo=datetime.timezone.utc))
+        self.later(30)
+        self.assertEqual([], self.executor.poll(timeout=30))
+        self.later(1)
+        [(_, _, outcome)] = self.executor.poll(timeout=30)
+        # The start time was made naive UTC, as utcnow() is.
+        self.assertEqual('still accepted after 31s; Nova keeps driving it',
+                         outcome['error'])
+        self.executor.adopt('r0', uuidutils.generate_uuid(), record.uuid,
+                            self.T0)
+        [(_, _, outcome)] = self.executor.poll(timeout=30)
+        self.assertEqual('unknown', outcome['status'])
+
+    def test_adopt_starting_follows_a_move_begun_since_the_record(self):
+        since = self.T0
+        self.later(5)
+        record = self.migration(self.instance)
+        self.assertEqual(
+            {'status': 'started', 'migration': record.uuid},
+            self.executor.adopt_starting('r0', self.instance, since))
+        self.set_status(record, 'completed')
+        [(record_id, instance, outcome)] = self.executor.poll(timeout=60)
+        self.assertEqual(('r0', self.instance, 'completed'),
+                         (record_id, instance, outcome['status']))
+
+    def test_adopt_starting_without_a_new_record_did_not_start(self):
+        self.migration(self.instance)
+        self.later(5)
+        not_started = {'status': 'not_started',
+                       'error': 'the scheduler stopped before starting it'}
+        self.assertEqual(not_started, self.executor.adopt_starting(
+            'r0', self.instance, self.T0 + datetime.timedelta(seconds=1)))
+        self.assertEqual(not_started, self.executor.adopt_starting(
+            'r0', uuidutils.generate_uuid(), self.T0))
+        self.assertEqual([], self.executor.poll(timeout=0))
