@@ -77,6 +77,12 @@ MODULES = {
         'tests.unit.live.test_aggregate_settings'],
     'rebalance/executor.py': ['tests.unit.live.test_executor',
                               _REBALANCE + 'test_no_return'],
+    'rebalance/recent_moves.py': [
+        _REBALANCE + 'test_recent_moves', _REBALANCE + 'test_no_return',
+        'tests.unit.live.test_executor.MigrationStateTest'],
+    'rebalance/recommendations.py': [_REBALANCE + 'test_recommendations'],
+    'rebalance/model.py': [_REBALANCE + 'test_model',
+                           _REBALANCE + 'test_conf'] + _PLANNER_TESTS,
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '

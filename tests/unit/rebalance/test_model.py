@@ -1,0 +1,58 @@
+"""The planner's data: immutable, copied cheaply, written as plain JSON."""
+
+import dataclasses
+import json
+
+import testtools
+
+from nova_drs_scheduler.rebalance import model
+from tests import snapshots as h
+
+
+class ModelTest(testtools.TestCase):
+
+    def test_snapshots_and_plans_cannot_be_changed_in_place(self):
+        """The planner shares them between periods and policies."""
+        move = model.Move('i1', 'a', 'b', 'r', {})
+        for value, field in (
+                (model.PlannerConfig(), 'margin'),
+                (h.host('a', 1.0), 'counter'),
+                (h.instance('i1', 'a', 1.0), 'blocked'),
+                (h.snapshot([], []), 'inflight_total'),
+                (model.Rejection('a', 'rule'), 'detail'),
+                (model.Candidates(allowed=[]), 'allowed'),
+                (move, 'destination'),
+                (model.HostVerdict('a', False, ''), 'counter'),
+                (model.Plan(moves=[move], hosts=[]), 'policy')):
+            self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                              value, field, 1)
+
+    def test_loaded_is_a_copy_with_only_the_load_changed(self):
+        original = h.instance('i1', 'a', 1.0, name='vm', blocked='why',
+                              left=('b',))
+        copy = original.loaded(2.5)
+        self.assertEqual(dataclasses.replace(original, cpu_cores=2.5), copy)
+        self.assertEqual(1.0, original.cpu_cores)
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, copy,
+                          'cpu_cores', 3.0)
+
+    def test_plan_as_plain_json(self):
+        plan = model.Plan(
+            moves=(model.Move('i1', 'a', 'b', 'r', {'source_cpu': 50.0},
+                              alternatives=({'instance': 'i2'},),
+                              rejected=[model.Rejection('c', 'margin')]),),
+            hosts=[model.HostVerdict('a', True, 'hot', window=(1.0, 2.0))],
+            notes=('n',), policy='balanced')
+        data = plan.to_dict()
+        self.assertEqual(
+            {'instance': 'i1', 'source': 'a', 'destination': 'b',
+             'reason': 'r', 'expected': {'source_cpu': 50.0},
+             'alternatives': [{'instance': 'i2'}],
+             'rejected': [{'subject': 'c', 'rule': 'margin', 'detail': ''}],
+             'memory_mb': 0}, data['moves'][0])
+        self.assertEqual([1.0, 2.0], data['hosts'][0]['window'])
+        self.assertEqual((['n'], 'balanced'), (data['notes'], data['policy']))
+        line = plan.to_json()
+        self.assertEqual(data, json.loads(line))
+        self.assertEqual(json.dumps(data, sort_keys=True,
+                                    separators=(',', ':')), line)
