@@ -83,6 +83,7 @@ MODULES = {
     'rebalance/recommendations.py': [_REBALANCE + 'test_recommendations'],
     'rebalance/model.py': [_REBALANCE + 'test_model',
                            _REBALANCE + 'test_conf'] + _PLANNER_TESTS,
+    'rebalance/record.py': ['tests.unit.live.test_record'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '

@@ -52,6 +52,10 @@ class MigrationStateTest(testtools.TestCase):
             migration('a', 'error', 10)).blocked['a'])
         self.assertEqual({}, state(
             migration('a', 'error', 10, user='operator')).blocked)
+        # Keystone's user ids are hex, sorting before DRS's.
+        self.assertEqual({}, state(migration(
+            'a', 'error', 10, user=uuidutils.generate_uuid(dashed=False))
+        ).blocked)
         self.assertEqual({}, state(migration('a', 'failed', 3601)).blocked)
 
     def test_newest_record_decides(self):
