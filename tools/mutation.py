@@ -83,7 +83,8 @@ MODULES = {
     'rebalance/recommendations.py': [_REBALANCE + 'test_recommendations'],
     'rebalance/model.py': [_REBALANCE + 'test_model',
                            _REBALANCE + 'test_conf'] + _PLANNER_TESTS,
-    'rebalance/record.py': ['tests.unit.live.test_record'],
+    'rebalance/record.py': ['tests.unit.live.test_record',
+                            'tests.unit.live.test_deadline.NotRelievedTest'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '

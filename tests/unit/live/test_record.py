@@ -1,9 +1,12 @@
 """Decision records and their bounded history."""
 
+import datetime
 import json
 
 import fixtures
 import testtools
+from oslo_utils import fixture as utils_fixture
+from oslo_utils import uuidutils
 
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import record
@@ -54,3 +57,75 @@ class RecordTest(testtools.TestCase):
         self.assertEqual('starting',
                          record.move_of(rec, 'i9')['outcome']['status'])
         json.dumps(rec)
+
+
+class RecordContentTest(testtools.TestCase):
+    """What the record says beyond the plan: its header, the period's
+    in-flight migrations and blocked instances, the outcomes."""
+
+    def setUp(self):
+        super().setUp()
+        self.clock = self.useFixture(utils_fixture.TimeFixture(
+            datetime.datetime(2026, 11, 1, 12, 0)))
+
+    def test_new_record_header(self):
+        config = model.PlannerConfig(policy='seed', mode='aggregate')
+        rec = record.new_record('manual', config)
+        self.assertTrue(uuidutils.is_uuid_like(rec.pop('id')))
+        self.assertEqual(
+            {'time': '2026-11-01T12:00:00', 'automation': 'manual',
+             'policy': 'seed', 'mode': 'aggregate', 'skipped': None,
+             'hosts': [], 'moves': [], 'notes': []}, rec)
+        self.assertNotEqual(rec, record.new_record('manual', config))
+
+    def test_plan_with_in_flight_blocked_and_names(self):
+        snapshot = model.Snapshot(
+            hosts={}, config=model.PlannerConfig(),
+            instances=[model.InstanceSnapshot('i1', 'h1', 2, 512, 1.0,
+                                              name='web'),
+                       model.InstanceSnapshot('i2', 'h1', 2, 512, 1.0,
+                                              blocked='cooldown'),
+                       model.InstanceSnapshot('i3', 'h1', 2, 512, 1.0)],
+            inflight_by_host={'h1': 1}, inflight_total=1)
+        plan = model.Plan(
+            moves=[model.Move('i1', 'h1', 'h2', 'cpu', {}),
+                   model.Move('i3', 'h1', 'h2', 'cpu', {}),
+                   model.Move('gone', 'h1', 'h2', 'cpu', {})],
+            hosts=[], notes=('n1',), policy='balanced')
+        rec = record.new_record('automatic', snapshot.config)
+        record.add_plan(rec, snapshot, plan)
+        self.assertEqual({'total': 1, 'by_host': {'h1': 1}}, rec['inflight'])
+        self.assertEqual({'i2': 'cooldown'}, rec['blocked'])
+        self.assertEqual(['web', '', ''], [m['name'] for m in rec['moves']])
+        self.assertEqual(['n1'], rec['notes'])
+        self.assertEqual('balanced', rec['policy'])
+        json.dumps(rec)
+
+    def test_outcome_is_timed_and_only_for_a_move_of_the_record(self):
+        rec = plan_record('i1')
+        self.clock.advance_time_delta(datetime.timedelta(seconds=90))
+        self.assertTrue(record.set_outcome(rec, 'i1', {'status': 'done'}))
+        self.assertEqual({'status': 'done', 'time': '2026-11-01T12:01:30'},
+                         record.move_of(rec, 'i1')['outcome'])
+        self.assertFalse(record.set_outcome(rec, 'i9', {'status': 'x'}))
+        self.assertRaises(StopIteration, record.move_of, rec, 'i9')
+
+    def test_not_relieved_lists_late_violated_hosts_only(self):
+        plan = model.Plan(moves=[], hosts=[
+            model.HostVerdict('hot', True, 'cpu'),
+            model.HostVerdict('late-ok', False, ''),
+            model.HostVerdict('measured-hot', True, 'cpu')])
+        rec = {}
+        record.add_not_relieved(rec, plan, {'hot', 'late-ok'}, 10.0)
+        self.assertEqual(
+            [{'subject': 'hot', 'rule': 'instance_metrics_timeout',
+              'detail': 'CPU of its instances not measured within 10 s: '
+                        'not relieved this period'}], rec['not_relieved'])
+
+    def test_file_lines_that_are_not_objects_are_skipped(self):
+        path = self.useFixture(fixtures.TempDir()).join('history.jsonl')
+        rec = plan_record()
+        with open(path, 'w') as handle:
+            handle.write('[1, 2]\n"text"\n' + json.dumps(rec) + '\n\n')
+        self.assertEqual([rec['id']], [r['id'] for r in
+                                       record.read_file(path)])
