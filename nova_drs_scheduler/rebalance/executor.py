@@ -57,7 +57,7 @@ def _phase(status: str) -> str:
 
 def migration_state(migrations, now: datetime.datetime, cooldown: int,
                     quarantine: int,
-                    no_return: int = 0) -> recent_moves.MigrationState:
+                    no_return: int) -> recent_moves.MigrationState:
     """:func:`recent_moves.migration_state` of Nova's Migration records
     (any initiator; only DRS's failures are quarantined)."""
     now = timeutils.normalize_time(now)

@@ -50,7 +50,7 @@ def _in_flight_reason(move: Move) -> str:
 
 
 def migration_state(moves: Iterable[Move], cooldown: float,
-                    quarantine: float, no_return: float = 0) -> MigrationState:
+                    quarantine: float, no_return: float) -> MigrationState:
     """Blocked instances and in-flight counts; the newest record of an
     instance decides whether it is blocked.
 

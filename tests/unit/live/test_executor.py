@@ -15,6 +15,7 @@ from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
 
 from nova_drs_scheduler.rebalance import executor
+from tests import snapshots as h
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)
 
@@ -28,9 +29,10 @@ def migration(instance, status, age, source='h1', dest='h2',
         user_id=user, created_at=changed, updated_at=changed)
 
 
-def state(*migrations, cooldown=600, quarantine=3600):
+def state(*migrations, cooldown=600, quarantine=3600, no_return=0):
     objects.register_all()
-    return executor.migration_state(migrations, NOW, cooldown, quarantine)
+    return executor.migration_state(migrations, NOW, cooldown, quarantine,
+                                    no_return)
 
 
 class MigrationStateTest(testtools.TestCase):
@@ -56,6 +58,18 @@ class MigrationStateTest(testtools.TestCase):
         self.assertEqual({}, state(migration(
             'a', 'error', 10, user=uuidutils.generate_uuid(dashed=False))
         ).blocked)
+        # DRS's user id as read from the database: equal, not identical.
+        self.assertIn('quarantine', state(migration(
+            'a', 'error', 10, user=h.fresh(executor.DRS_USER))).blocked['a'])
+
+    def test_age_from_the_last_change_else_the_creation(self):
+        started = migration('a', 'completed', 7200)
+        started.updated_at = NOW - datetime.timedelta(seconds=30)
+        self.assertIn('30s ago', state(started).blocked['a'])
+        started.updated_at = None
+        self.assertEqual({}, state(started).blocked)
+        self.assertEqual({'a': ('h1',)}, state(
+            started, no_return=7201).left)
         self.assertEqual({}, state(migration('a', 'failed', 3601)).blocked)
 
     def test_newest_record_decides(self):

@@ -105,6 +105,5 @@ class NoReturnTest(testtools.TestCase):
                        cooldown=0, no_return=3600)
         self.assertEqual({'a': ('h1', 'h9')}, result.left)
 
-    def test_none_by_default(self):
-        self.assertEqual({}, rm.migration_state(
-            [move('a', rm.DONE, 0.5)], 600, 3600).left)
+    def test_none_when_disabled(self):
+        self.assertEqual({}, state(move('a', rm.DONE, 0.5)).left)
