@@ -2,9 +2,12 @@
 recent migrations into blocked instances, in-flight counts and the hosts
 an instance may not return to."""
 
+import dataclasses
+
 import testtools
 
 from nova_drs_scheduler.rebalance import recent_moves as rm
+from tests import snapshots as h
 
 
 def move(instance, phase, age, source='h1', destination='h2', by_drs=True,
@@ -43,11 +46,28 @@ class InFlightTest(testtools.TestCase):
         self.assertEqual(1, result.inflight_total)
 
     def test_other_phases_count_nothing(self):
+        # Phases sorting before and after DONE, FAILED and IN_FLIGHT.
         result = state(move('a', 'reverted', 5), move('b', rm.FAILED, 5,
-                                                      by_drs=False))
+                                                      by_drs=False),
+                       move('c', 'confirming', 5), move('d', 'zzz', 5),
+                       no_return=3600)
         self.assertEqual((0, {}, {}, {}),
                          (result.inflight_total, result.inflight_by_host,
                           result.blocked, result.left))
+
+    def test_phases_are_compared_by_value(self):
+        """A phase spelled by its source (read from a file or a
+        database) is the same phase as the constant."""
+        result = state(move('a', h.fresh(rm.IN_FLIGHT), 5),
+                       move('b', h.fresh(rm.DONE), 5),
+                       move('c', h.fresh(rm.FAILED), 5), no_return=3600)
+        self.assertEqual(1, result.inflight_total)
+        self.assertEqual(['a', 'b', 'c'], sorted(result.blocked))
+        self.assertEqual({'b': ('h1',)}, result.left)
+
+    def test_a_move_cannot_be_changed_in_place(self):
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                          move('a', rm.DONE, 5), 'age', 0)
 
 
 class CooldownAndQuarantineTest(testtools.TestCase):
