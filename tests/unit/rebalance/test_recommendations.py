@@ -152,6 +152,10 @@ class RecommendationsTest(testtools.TestCase):
         self.assertEqual(['i0', 'i1'], [m.instance for _, m in chosen])
         chosen = recs.approved(self.store, self.snap(
             max_concurrent_migrations_per_host=3,
+            max_migrations_per_period=2), h.allow_all)
+        self.assertEqual(['i0', 'i1'], [m.instance for _, m in chosen])
+        chosen = recs.approved(self.store, self.snap(
+            max_concurrent_migrations_per_host=3,
             max_migrations_per_period=3), h.allow_all)
         self.assertEqual(['i0', 'i1', 'i2'], [m.instance for _, m in chosen])
         # Migrations already in flight count on both hosts and in total.
