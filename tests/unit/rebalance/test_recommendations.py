@@ -127,6 +127,7 @@ class RecommendationsTest(testtools.TestCase):
                 allowed=refusing(i, s).allowed,
                 rejected=[model.Rejection('h2', 'AffinityFilter'),
                           model.Rejection('h3', 'RamFilter'),
+                          model.Rejection('a-host', 'CoreFilter'),
                           model.Rejection('h2', 'DRSPoolFilter')]))
         self.assertEqual([second], [ident for ident, _ in chosen])
         self.assertEqual(
@@ -146,6 +147,9 @@ class RecommendationsTest(testtools.TestCase):
         chosen = recs.approved(self.store, self.snap(
             max_concurrent_migrations_per_host=1,
             inflight_by_host={'hot': 0}), h.allow_all)
+        self.assertEqual(['i0'], [m.instance for _, m in chosen])
+        chosen = recs.approved(self.store, self.snap(
+            max_concurrent_migrations_per_host=1), h.allow_all)
         self.assertEqual(['i0'], [m.instance for _, m in chosen])
         chosen = recs.approved(self.store, self.snap(
             max_concurrent_migrations_per_host=2), h.allow_all)
@@ -172,6 +176,14 @@ class RecommendationsTest(testtools.TestCase):
         self.assertEqual([], recs.approved(self.store, self.snap(
             max_concurrent_migrations_per_host=2,
             inflight_by_host={'hot': 2}), h.allow_all))
+        # More in flight than the limits allow (an operator lowered them
+        # while migrations ran): nothing more starts.
+        self.assertEqual([], recs.approved(self.store, self.snap(
+            max_concurrent_migrations_per_host=2,
+            inflight_by_host={'hot': 3}), h.allow_all))
+        self.assertEqual([], recs.approved(self.store, self.snap(
+            max_concurrent_migrations_per_host=3,
+            max_concurrent_migrations=4, inflight_total=5), h.allow_all))
         self.assertEqual({'approved'}, {state for state, _ in
                                         self.states().values()})
 
@@ -179,11 +191,11 @@ class RecommendationsTest(testtools.TestCase):
         moves = [(1, model.Move('i0', 'hot', 'h2', 'r', {})),
                  (2, model.Move('i1', 'hot', 'h3', 'r', {}))]
         snapshot = self.snap(inflight_by_host={'h3': 1, 'h9': 1},
-                             inflight_total=2)
+                             inflight_total=3)
         reserved = recs.reserve(snapshot, moves)
         self.assertEqual({'hot': 2, 'h2': 1, 'h3': 2, 'h9': 1},
                          reserved.inflight_by_host)
-        self.assertEqual(4, reserved.inflight_total)
+        self.assertEqual(5, reserved.inflight_total)
         self.assertEqual(['approved move starting'] * 2 + [None] * 2,
                          [i.blocked for i in reserved.instances])
         self.assertEqual(list(snapshot.instances[2:]),
