@@ -187,6 +187,19 @@ class RecommendationsTest(testtools.TestCase):
         self.assertEqual({'approved'}, {state for state, _ in
                                         self.states().values()})
 
+    def test_large_period_limit_is_counted_exactly(self):
+        """Above 256 the count and the limit are distinct int objects."""
+        self.hosts = [h.host('hot', 95.0, counter=2), h.host('h2', 20.0)]
+        self.instances = [h.instance(f'i{n}', 'hot', 1.0)
+                          for n in range(301)]
+        for inst in self.instances:
+            self.recommend(inst.uuid, approve=False)
+        self.store.transition(None, db_store.APPROVED)
+        chosen = recs.approved(self.store, self.snap(
+            max_migrations_per_period=300, max_concurrent_migrations=1000,
+            max_concurrent_migrations_per_host=1000), h.allow_all)
+        self.assertEqual(300, len(chosen))
+
     def test_reserve_counts_the_approved_moves_as_in_flight(self):
         moves = [(1, model.Move('i0', 'hot', 'h2', 'r', {})),
                  (2, model.Move('i1', 'hot', 'h3', 'r', {}))]
