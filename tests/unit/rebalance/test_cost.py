@@ -96,3 +96,18 @@ class PlannerCostTest(testtools.TestCase):
         self.assertEqual([('mid', 'cold')], [(m.instance, m.destination)
                                              for m in result.moves])
         self.assertEqual(2, calls['candidates'])
+
+    def test_at_most_eight_instances_scored_per_violated_host(self):
+        # doc/rebalancer.md: 8 by default. Nova's filters refuse every
+        # destination, so no option ends the scan early.
+        hosts = [h.host('hot', 99.0, counter=3), h.host('cold', 0.0)]
+        instances = [h.instance(f'i{n:02}', 'hot', 1.0) for n in range(12)]
+        asked = []
+
+        def candidates(instance, snap):
+            asked.append(instance.uuid)
+            return h.allow_except({'cold': 'RamFilter'})(instance, snap)
+
+        result = planner.plan(h.snapshot(hosts, instances), candidates)
+        self.assertEqual((), result.moves)
+        self.assertEqual(8, len(set(asked)))

@@ -6,6 +6,7 @@ import json
 import testtools
 
 from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import planner
 from tests import snapshots as h
 
 
@@ -56,3 +57,22 @@ class ModelTest(testtools.TestCase):
         self.assertEqual(data, json.loads(line))
         self.assertEqual(json.dumps(data, sort_keys=True,
                                     separators=(',', ':')), line)
+
+    def test_unset_counts_are_none(self):
+        """A snapshot built without in-flight migrations or a host's
+        counter (the CLI, the simulator's adapters) has none of them."""
+        hosts = [model.HostSnapshot('warm', 10, 10000, 95.0, None),
+                 h.host('hot', 95.0, counter=1), h.host('a', 0.0),
+                 h.host('b', 0.0)]
+        instances = [h.instance(f'i{n}', 'hot', 1.0) for n in range(3)]
+        snapshot = model.Snapshot(
+            hosts={host.name: host for host in hosts}, instances=instances,
+            config=model.PlannerConfig(
+                max_concurrent_migrations=1,
+                max_concurrent_migrations_per_host=2))
+        result = planner.plan(snapshot, h.allow_all)
+        self.assertEqual(['hot'], [m.source for m in result.moves])
+        verdicts = {v.host: v for v in result.hosts}
+        self.assertEqual((False, 0), (verdicts['warm'].violated,
+                                      verdicts['warm'].counter))
+        self.assertEqual(0, model.HostVerdict('a', False, '').counter)
