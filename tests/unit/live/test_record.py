@@ -10,6 +10,7 @@ from oslo_utils import uuidutils
 
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import record
+from tests import snapshots as h
 
 
 def plan_record(instance='i1'):
@@ -110,6 +111,18 @@ class RecordContentTest(testtools.TestCase):
         self.assertFalse(record.set_outcome(rec, 'i9', {'status': 'x'}))
         self.assertRaises(StopIteration, record.move_of, rec, 'i9')
 
+    def test_outcome_finds_the_move_of_its_instance_among_others(self):
+        rec = plan_record('i2')
+        record.add_move(rec, model.Move('i1', 'h1', 'h3', 'approved', {}),
+                        {'status': 'starting'})
+        # The uuid as read back (from the database): equal, not identical.
+        self.assertTrue(record.set_outcome(rec, h.fresh('i1'),
+                                           {'status': 'started'}))
+        self.assertEqual(['planned', 'started'],
+                         [m['outcome']['status'] for m in rec['moves']])
+        self.assertEqual('h3', record.move_of(rec, h.fresh('i1'))[
+            'destination'])
+
     def test_not_relieved_lists_late_violated_hosts_only(self):
         plan = model.Plan(moves=[], hosts=[
             model.HostVerdict('hot', True, 'cpu'),
@@ -126,6 +139,6 @@ class RecordContentTest(testtools.TestCase):
         path = self.useFixture(fixtures.TempDir()).join('history.jsonl')
         rec = plan_record()
         with open(path, 'w') as handle:
-            handle.write('[1, 2]\n"text"\n' + json.dumps(rec) + '\n\n')
+            handle.write('{"cut\n[1, 2]\n"text"\n' + json.dumps(rec) + '\n\n')
         self.assertEqual([rec['id']], [r['id'] for r in
                                        record.read_file(path)])
