@@ -237,25 +237,26 @@ class ExecutorTest(test.TestCase):
             self.executor.poll(timeout=60))
         self.assertEqual([], self.executor.poll(timeout=60))
 
+    def ended(self, status):
+        """A new instance's move whose record Nova then set to ``status``;
+        the record and what poll reports."""
+        self.move.instance = self.instance = self.add_instance()
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.set_status(record, status)
+        return record, self.executor.poll(timeout=60)
+
     def test_every_failed_status_is_a_failure(self):
         for status in sorted(executor.FAILED):
-            self.move.instance = self.instance = self.add_instance()
-            self.executor.start('r1', self.move, self.cell)
-            [record] = self.records()
-            self.set_status(record, status)
+            record, ended = self.ended(status)
             self.assertEqual(
                 [('r1', self.instance,
                   {'migration': record.uuid, 'status': 'failed',
-                   'error': f'migration ended {status}'})],
-                self.executor.poll(timeout=60))
+                   'error': f'migration ended {status}'})], ended)
 
     def test_every_done_status_is_a_completion(self):
         for status in sorted(executor.DONE):
-            self.move.instance = self.instance = self.add_instance()
-            self.executor.start('r1', self.move, self.cell)
-            [record] = self.records()
-            self.set_status(record, status)
-            [(_, _, outcome)] = self.executor.poll(timeout=60)
+            _, [(_, _, outcome)] = self.ended(status)
             self.assertEqual('completed', outcome['status'])
 
     def test_times_out_only_past_the_timeout(self):
