@@ -65,7 +65,8 @@ def migration_state(migrations, now: datetime.datetime, cooldown: int,
         (recent_moves.Move(
             instance=m.instance_uuid, phase=_phase(m.status),
             source=m.source_compute, destination=m.dest_compute,
-            age=(now - changed_at(m)).total_seconds(),
+            # A host whose clock runs ahead writes times in the future.
+            age=max(0.0, (now - changed_at(m)).total_seconds()),
             by_drs=m.user_id == DRS_USER, ident=m.uuid)
          for m in migrations),
         cooldown, quarantine, no_return)

@@ -62,6 +62,18 @@ class MigrationStateTest(testtools.TestCase):
         self.assertIn('quarantine', state(migration(
             'a', 'error', 10, user=h.fresh(executor.DRS_USER))).blocked['a'])
 
+    def test_a_record_from_a_clock_ahead_is_just_changed(self):
+        ahead = migration('a', 'completed', -5)
+        self.assertEqual({}, state(ahead, cooldown=0).blocked)
+        self.assertEqual({}, state(ahead, cooldown=0).left)  # Disabled.
+        self.assertEqual(
+            'cooldown: moved h1 -> h2 0s ago (cooldown 600s)',
+            state(ahead, no_return=600).blocked['a'])
+        self.assertEqual({'a': ('h1',)}, state(ahead, no_return=600).left)
+        # Half a second old: within a one-second cooldown.
+        self.assertIn('a', state(migration('a', 'completed', 0.5),
+                                 cooldown=1).blocked)
+
     def test_age_from_the_last_change_else_the_creation(self):
         started = migration('a', 'completed', 7200)
         started.updated_at = NOW - datetime.timedelta(seconds=30)
