@@ -101,10 +101,21 @@ import nova_drs_scheduler.conf  # noqa: E402
 from nova_drs_scheduler import host_manager as host_manager_mod  # noqa
 from nova_drs_scheduler import service as drs_service  # noqa: E402
 from nova_drs_scheduler.conf import host_cache as host_cache_conf  # noqa
+from nova_drs_scheduler.db import store as store_mod  # noqa: E402
 from nova_drs_scheduler.host_manager import freezing  # noqa: E402
 from nova_drs_scheduler.host_manager import rows as rows_mod  # noqa: E402
 from nova_drs_scheduler.host_manager import snapshot as snapshot_mod  # noqa
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
+from nova_drs_scheduler.rebalance import aggregate_settings  # noqa: E402
+from nova_drs_scheduler.rebalance import live  # noqa: E402
+from nova_drs_scheduler.rebalance import metrics as metrics_mod  # noqa
+from nova_drs_scheduler.rebalance import planner  # noqa: E402
+from nova_drs_scheduler.rebalance import rebalancer  # noqa: E402
+from nova_drs_scheduler.rebalance import recommendations  # noqa: E402
+from nova_drs_scheduler.rebalance import record  # noqa: E402
+from nova_drs_scheduler.rebalance import telemetry  # noqa: E402
+from nova_drs_scheduler.rebalance.sources import base as sources_base  # noqa
+from nova_drs_scheduler.rebalance.sources import nova as nova_source  # noqa
 
 try:  # Older code, measured side by side, has no pacing.
     from nova_drs_scheduler import pacing  # noqa: E402
@@ -126,6 +137,36 @@ FIRST_LOAD_TIMEOUT = 600
 #: Requests per block in ``--measure period``; blocks without and with
 #: periods running alternate.
 PERIOD_BLOCK = 25
+#: The phases of a rebalance period and what each one calls (for
+#: :class:`CallClock`); names missing in the code measured are skipped,
+#: so that the same benchmarks measure an older version.  The metric
+#: sources that do not override the base class's ``*_of`` and ``*_within``
+#: are timed there.
+PERIOD_PHASES = {
+    'read': [(live, 'read_cloud'), (live, 'read_instances'),
+             (rebalancer.Rebalancer, '_named_instances')],
+    'metrics': [(nova_source.NovaSource, 'host_samples'),
+                (nova_source.NovaSource, 'host_samples_of'),
+                (nova_source.NovaSource, 'instance_loads_within'),
+                (nova_source.NovaSource, 'instance_loads'),
+                (sources_base.MetricsSource, 'host_samples_of'),
+                (sources_base.MetricsSource, 'instance_loads_within'),
+                (metrics_mod.MetricsWindows, 'update'),
+                (rebalancer.Rebalancer, 'windows')],
+    'snapshot': [(live, 'build_snapshot'),
+                 (aggregate_settings, 'host_settings')],
+    'plan': [(planner, 'plan'), (recommendations, 'revalidate'),
+             (recommendations, 'approved')],
+    'record': [(record, 'add_plan'), (live, 'needs_attention'),
+               (store_mod.Store, 'save_windows'), (store_mod.Store, 'add'),
+               (store_mod.Store, 'recommend'), (store_mod.Store, 'purge'),
+               (telemetry.Telemetry, 'hosts'),
+               (rebalancer.Rebalancer, 'collect_outcomes')],
+}
+#: The period's own calls to placement (part of *plan*): in-process here,
+#: another process in a deployment.
+PERIOD_PLACEMENT = {'placement': [(report.SchedulerReportClient,
+                                   'get_allocation_candidates')]}
 
 
 def parse_args():
@@ -863,62 +904,84 @@ def timed_select(ctxt, scheduler, placement, timeline=None):
     return took
 
 
-class Timeline:
-    """When garbage collections and background refreshes ran, to tell
-    what the slow requests overlapped (``gc.callbacks``; the host
-    manager's ``_refresh`` wrapped, in threads other than the main one)."""
+#: What :class:`Timeline` times outside the main thread besides what it
+#: is given: a refresh of the host cache (the background refresher's, or
+#: one a period's candidates call pays), and the freezing after a pass.
+BACKGROUND_CALLS = {'cache refresh': [
+                  (host_manager_mod.CachingHostManager, '_refresh')],
+              'freeze': [(freezing.Freezer, 'freeze')]}
 
-    def __init__(self):
-        #: [(start, end, generation)] of every collection.
-        self.collections = []
-        #: [(start, end)] of refreshes outside the main thread.
-        self.refreshes = []
+
+class Timeline:
+    """When garbage collections, background refreshes (and, given
+    ``targets``, e.g. a rebalance period's phases) ran, to tell what the
+    slow requests overlapped.
+
+    Collections are timed with ``gc.callbacks`` (label ``gc gen N``, in
+    any thread); the calls of :data:`BACKGROUND_CALLS` and ``targets``
+    (``{label: [(owner, attribute name)]}``, as :class:`CallClock` takes
+    them) only outside the main thread, where the requests run.
+    """
+
+    def __init__(self, targets=None):
+        #: [(start, end, label)] of everything timed.
+        self.spans = []
         #: [(start, end)] of the requests timed, in order.
         self.requests = []
+        self.targets = dict(BACKGROUND_CALLS, **(targets or {}))
         self._gc_started = None
 
     def _on_gc(self, phase, info):
         if phase == 'start':
             self._gc_started = time.perf_counter()
         elif self._gc_started is not None:
-            self.collections.append((self._gc_started, time.perf_counter(),
-                                     info['generation']))
+            self.spans.append((self._gc_started, time.perf_counter(),
+                               f'gc gen {info["generation"]}'))
             self._gc_started = None
+
+    def _timed(self, label, original):
+        spans = self.spans
+
+        def timed(*args, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                return original(*args, **kwargs)
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spans.append((start, time.perf_counter(), label))
+        return timed
 
     @contextlib.contextmanager
     def installed(self):
-        refresh = host_manager_mod.CachingHostManager._refresh
-        timeline = self
-
-        def timed_refresh(manager, *args, **kwargs):
-            if threading.current_thread() is threading.main_thread():
-                return refresh(manager, *args, **kwargs)
-            start = time.perf_counter()
-            try:
-                return refresh(manager, *args, **kwargs)
-            finally:
-                timeline.refreshes.append((start, time.perf_counter()))
-
         gc.callbacks.append(self._on_gc)
         try:
-            with unittest.mock.patch.object(
-                    host_manager_mod.CachingHostManager, '_refresh',
-                    timed_refresh):
+            with contextlib.ExitStack() as stack:
+                for label, calls in self.targets.items():
+                    for owner, name in calls:
+                        original = getattr(owner, name, None)
+                        if original is not None:
+                            stack.enter_context(unittest.mock.patch.object(
+                                owner, name, self._timed(label, original)))
                 yield self
         finally:
             gc.callbacks.remove(self._on_gc)
 
     def overlap(self, request):
-        """``(seconds of full collections, seconds of other collections,
-        seconds of background refreshes)`` inside ``request``."""
+        """``{label: seconds of that label's spans inside request}``;
+        spans of one label that overlap (nested calls) count once."""
         start, end = request
-
-        def inside(intervals):
-            return sum(max(0.0, min(end, b) - max(start, a))
-                       for a, b in intervals)
-        return (inside((a, b) for a, b, gen in self.collections if gen == 2),
-                inside((a, b) for a, b, gen in self.collections if gen < 2),
-                inside(self.refreshes))
+        inside = collections.defaultdict(list)
+        for a, b, label in self.spans:
+            if a < end and b > start:
+                inside[label].append((max(a, start), min(b, end)))
+        found = collections.Counter()
+        for label, spans in inside.items():
+            reached = start
+            for a, b in sorted(spans):
+                found[label] += max(0.0, b - max(a, reached))
+                reached = max(reached, b)
+        return found
 
 
 #: ``--measure latency``: the schedulers compared, each in a process of
@@ -1061,18 +1124,25 @@ def measure_latency(ctxt, nodes, pushed, writer, requests,
 
 
 def overlap_stats(timeline, samples, intervals):
-    """What the requests of one scheduler overlapped, slowest 5 % apart."""
+    """What the requests of one scheduler (or condition) overlapped,
+    slowest 5 % apart: ``{(part, label): [requests, seconds]}``, and under
+    ``(part, 'n')`` the requests of that part; under ``'slowest'`` the
+    slowest five as ``(ms, {label: ms})``."""
     cut = statistics.quantiles(samples, n=100, method='inclusive')[94]
-    stats = collections.Counter()
+    stats = collections.defaultdict(lambda: [0, 0.0])
+    slowest = []
     for took, interval in zip(samples, intervals, strict=True):
-        full, young, refresh = timeline.overlap(interval)
-        slow = 'slow' if took >= cut else 'rest'
-        stats[f'{slow} n'] += 1
-        stats[f'{slow} full gc'] += full > 0
-        stats[f'{slow} refresh'] += refresh > 0
-        stats[f'{slow} gc ms'] += (full + young) * 1000.0
-        stats[f'{slow} refresh ms'] += refresh * 1000.0
-    return stats
+        found = timeline.overlap(interval)
+        part = 'slow' if took >= cut else 'rest'
+        stats[(part, 'n')][0] += 1
+        for label, seconds in found.items():
+            stats[(part, label)][0] += 1
+            stats[(part, label)][1] += seconds
+        slowest.append((took * 1000.0, {
+            label: seconds * 1000.0 for label, seconds in found.items()}))
+    result = dict(stats)
+    result['slowest'] = sorted(slowest, key=lambda s: -s[0])[:5]
+    return result
 
 
 def resident_mb():
@@ -1111,11 +1181,15 @@ class AlwaysLeader:
 
 class PeriodLoop:
     """Rebalance periods back to back in another thread (a green thread
-    under eventlet), as the service's periodic task runs them."""
+    under eventlet), as the service's periodic task runs them.
 
-    def __init__(self, ctxt, scheduler):
+    ``spans``: a list to which each period adds ``(start, end,
+    'period')`` (:class:`Timeline`)."""
+
+    def __init__(self, ctxt, scheduler, spans=None):
         self.ctxt = ctxt
         self.scheduler = scheduler
+        self.spans = [] if spans is None else spans
         self.durations = []
         self.skipped = []
         self._stop = threading.Event()
@@ -1135,7 +1209,9 @@ class PeriodLoop:
         while not self._stop.is_set():
             started = time.perf_counter()
             rec = self.scheduler.run_rebalance(self.ctxt)
-            self.durations.append(time.perf_counter() - started)
+            ended = time.perf_counter()
+            self.durations.append(ended - started)
+            self.spans.append((started, ended, 'period'))
             if rec.get('skipped'):
                 self.skipped.append(rec['skipped'])
 
@@ -1156,36 +1232,46 @@ QUIET, GIVING_WAY, NOT_GIVING_WAY = (
 
 
 def measure_period(ctxt, scheduler, placement, writer, requests):
-    """Percentiles of ours without and during rebalance periods.
+    """Percentiles of ours without and during rebalance periods, and
+    under ``'overlaps'`` what the requests of each condition overlapped
+    (:class:`Timeline`, with the periods and their phases).
 
     Blocks of ``PERIOD_BLOCK`` requests alternate between the conditions,
     so that the machine's load weighs on all alike: no period running;
     periods running, giving way to requests in flight (``pacing``); and
     periods running with giving way turned off (as before it existed).
     """
-    loop = PeriodLoop(ctxt, scheduler)
+    timeline = Timeline(dict(PERIOD_PHASES, **PERIOD_PLACEMENT))
+    loop = PeriodLoop(ctxt, scheduler, timeline.spans)
     samples = {QUIET: [], GIVING_WAY: []}
     if pacing is not None:
         samples[NOT_GIVING_WAY] = []
+    intervals = {name: [] for name in samples}
     for _ in range(WARMUP):
         timed_select(ctxt, scheduler, placement)
-    while len(samples[GIVING_WAY]) < requests:
-        for name in samples:
-            with contextlib.ExitStack() as stack:
-                if name == NOT_GIVING_WAY:
-                    stack.enter_context(unittest.mock.patch.object(
-                        pacing, 'give_way', lambda *args, **kwargs: 0.0))
-                if name != QUIET:
-                    loop.start()
-                    stack.callback(loop.stop)
-                    # Let the period get going before timing requests.
-                    time.sleep(0.05)
-                for _ in range(PERIOD_BLOCK):
-                    writer.catch_up()
-                    samples[name].append(timed_select(ctxt, scheduler,
-                                                      placement))
+    with timeline.installed():
+        while len(samples[GIVING_WAY]) < requests:
+            for name in samples:
+                with contextlib.ExitStack() as stack:
+                    if name == NOT_GIVING_WAY:
+                        stack.enter_context(unittest.mock.patch.object(
+                            pacing, 'give_way',
+                            lambda *args, **kwargs: 0.0))
+                    if name != QUIET:
+                        loop.start()
+                        stack.callback(loop.stop)
+                        # Let the period get going before timing requests.
+                        time.sleep(0.05)
+                    for _ in range(PERIOD_BLOCK):
+                        writer.catch_up()
+                        samples[name].append(timed_select(
+                            ctxt, scheduler, placement, timeline))
+                        intervals[name].append(timeline.requests[-1])
     result = {name: percentiles_ms(values)
               for name, values in samples.items()}
+    result['overlaps'] = {
+        name: overlap_stats(timeline, values, intervals[name])
+        for name, values in samples.items()}
     durations = loop.durations or [0.0]
     result['periods'] = {'count': len(loop.durations),
                          'median_s': statistics.median(durations),
@@ -1283,27 +1369,55 @@ def latency_rows(results):
         latency = r['latency']
         base = latency['stock']['p50']
         for name, p in latency.items():
-            if name == 'overlaps':
-                continue
-            rows.append([r['size'], name, p['p50'], p['p95'], p['p99'],
-                         p['max'], p['p99'] / p['p50'], base / p['p50']])
+            if name != 'overlaps':
+                rows.append([r['size'], name, p['p50'], p['p95'], p['p99'],
+                             p['max'], p['p99'] / p['p50'], base / p['p50']])
     return rows
 
 
-def overlap_rows(results):
-    """Per scheduler, the slowest 5 % of requests against the rest: how
-    many overlapped a full collection or a background refresh, and the
-    mean time of collections and refreshes inside one."""
+def overlap_rows(results, measure):
+    """Per scheduler (or condition), the slowest 5 % of requests against
+    the rest: per label of what they overlapped (:class:`Timeline`), how
+    many did and the mean ms of it inside one of the part's requests.
+    Returns ``(rows, headers)``."""
+    labels = sorted({key[1] for r in results
+                     for s in r[measure]['overlaps'].values()
+                     for key in s if key != 'slowest' and key[1] != 'n'})
     rows = []
     for r in results:
-        for name, s in r['latency']['overlaps'].items():
+        for name, s in r[measure]['overlaps'].items():
             for part in ('slow', 'rest'):
-                n = s[f'{part} n'] or 1
-                rows.append([r['size'], name, part, s[f'{part} n'],
-                             s[f'{part} full gc'], s[f'{part} refresh'],
-                             s[f'{part} gc ms'] / n,
-                             s[f'{part} refresh ms'] / n])
+                n = s.get((part, 'n'), [0])[0]
+                cells = []
+                for label in labels:
+                    count, seconds = s.get((part, label), (0, 0.0))
+                    cells.append(f'{count}: {seconds * 1000.0 / (n or 1):.1f}')
+                rows.append([r['size'], name, part, n] + cells)
+    return rows, ['N', 'who', 'requests', 'n'] + labels
+
+
+def slowest_rows(results, measure):
+    """Per scheduler (or condition), its five slowest requests and what
+    they overlapped, the longest overlap first (ms)."""
+    rows = []
+    for r in results:
+        for name, s in r[measure]['overlaps'].items():
+            for took, found in s['slowest']:
+                rows.append([r['size'], name, took, ', '.join(
+                    f'{label} {ms:.0f}' for label, ms in sorted(
+                        found.items(), key=lambda item: -item[1]))])
     return rows
+
+
+def print_overlaps(results, measure):
+    rows, headers = overlap_rows(results, measure)
+    print_tables([
+        ('What the requests overlapped (slow: the slowest 5 %; each cell: '
+         'how many of them overlapped it: the mean ms of it inside one '
+         'of them):', rows, headers),
+        ('The five slowest requests and what they overlapped (ms):',
+         slowest_rows(results, measure), ['N', 'who', 'ms', 'overlapped'])],
+        floatfmt='.1f')
 
 
 def period_rows(results):
@@ -1317,7 +1431,8 @@ def period_rows(results):
             p = period[name]
             rows.append([r['size'], name, p['p50'], p['p95'], p['p99'],
                          p['max'], p['p50'] / quiet['p50'],
-                         p['p99'] / quiet['p99']])
+                         p['p95'] / quiet['p95'], p['p99'] / quiet['p99'],
+                         p['max'] / quiet['max']])
     return rows
 
 
@@ -1371,26 +1486,21 @@ def print_percentiles(args, results):
             headers=['N', 'scheduler', 'p50 ms', 'p95 ms', 'p99 ms',
                      'max ms', 'p99/p50', 'stock p50/p50'],
             floatfmt='.1f', tablefmt='github'))
-        print('\nWhat the requests overlapped (slow: the slowest 5 %; '
-              'gc ms and refresh ms: mean per request):\n')
-        print(tabulate.tabulate(
-            overlap_rows(results),
-            headers=['N', 'scheduler', 'requests', 'n', 'with a full gc',
-                     'with a background refresh', 'gc ms',
-                     'refresh ms'],
-            floatfmt='.1f', tablefmt='github'))
+        print()
+        print_overlaps(results, 'latency')
         return
-    print(tabulate.tabulate(
-        period_rows(results),
-        headers=['N', 'ours', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms',
-                 'p50 / quiet p50', 'p99 / quiet p99'],
-        floatfmt='.2f', tablefmt='github'))
+    print_tables([(
+        'Ours without (quiet) and during rebalance periods, and the '
+        'ratios to quiet:', period_rows(results),
+        ['N', 'ours', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms',
+         'p50 / quiet', 'p95 / quiet', 'p99 / quiet', 'max / quiet'])])
     for r in results:
         periods = r['period']['periods']
-        print(f'\nN={r["size"]}: {periods["count"]} periods ran, median '
+        print(f'N={r["size"]}: {periods["count"]} periods ran, median '
               f'{periods["median_s"]:.2f} s'
               + (f'; skipped: {periods["skipped"]}'
-                 if periods['skipped'] else ''))
+                 if periods['skipped'] else '') + '\n')
+    print_overlaps(results, 'period')
 
 
 def report_rows(results):

@@ -64,17 +64,9 @@ from oslo_utils import timeutils  # noqa: E402
 
 from nova_drs_scheduler import host_manager  # noqa: E402
 from nova_drs_scheduler.db import migration as drs_migration  # noqa
-from nova_drs_scheduler.db import store  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
-from nova_drs_scheduler.rebalance import aggregate_settings  # noqa: E402
 from nova_drs_scheduler.rebalance import candidates  # noqa: E402
-from nova_drs_scheduler.rebalance import live  # noqa: E402
-from nova_drs_scheduler.rebalance import metrics  # noqa: E402
 from nova_drs_scheduler.rebalance import planner  # noqa: E402
-from nova_drs_scheduler.rebalance import rebalancer  # noqa: E402
-from nova_drs_scheduler.rebalance import recommendations  # noqa: E402
-from nova_drs_scheduler.rebalance import record  # noqa: E402
-from nova_drs_scheduler.rebalance import telemetry  # noqa: E402
 from nova_drs_scheduler.rebalance.sources import nova as nova_source  # noqa
 
 CONF = hosts_bench.CONF
@@ -95,25 +87,7 @@ INSIDE_PLAN = {'placement': [(report.SchedulerReportClient,
                               'get_allocation_candidates')],
                'host cache refresh': [(host_manager.CachingHostManager,
                                        '_refresh')]}
-TARGETS = {
-    'read': [(live, 'read_cloud'), (live, 'read_instances'),
-             (rebalancer.Rebalancer, '_named_instances')],
-    'metrics': [(nova_source.NovaSource, 'host_samples'),
-                (nova_source.NovaSource, 'host_samples_of'),
-                (nova_source.NovaSource, 'instance_loads_within'),
-                (nova_source.NovaSource, 'instance_loads'),
-                (metrics.MetricsWindows, 'update'),
-                (rebalancer.Rebalancer, 'windows')],
-    'snapshot': [(live, 'build_snapshot'),
-                 (aggregate_settings, 'host_settings')],
-    'plan': [(planner, 'plan'), (recommendations, 'revalidate'),
-             (recommendations, 'approved')],
-    'record': [(record, 'add_plan'), (live, 'needs_attention'),
-               (store.Store, 'save_windows'), (store.Store, 'add'),
-               (store.Store, 'recommend'), (store.Store, 'purge'),
-               (telemetry.Telemetry, 'hosts'),
-               (rebalancer.Rebalancer, 'collect_outcomes')],
-}
+TARGETS = hosts_bench.PERIOD_PHASES
 
 
 def parse_args():
