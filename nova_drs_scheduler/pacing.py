@@ -5,12 +5,15 @@ In native threading mode it shares the GIL with ``select_destinations``,
 which then runs at about half speed; under eventlet it holds the hub until
 it does I/O, which SQLite never does, so a request waits for the whole
 period.  The manager counts the requests in flight (:data:`REQUESTS`); the
-period calls :func:`give_way` at cheap points (:func:`paced`), which
+period calls :func:`pause` at cheap points (:func:`paced`), which
 always lets other threads run once and, while a request is in flight,
-sleeps in short steps until none is, for at most ``limit`` seconds per
-call, so that a period under a steady stream of requests still ends.  The host
-cache's background refresh gives way the same way, within a budget per
-pass (:class:`Budgeted`).
+sleeps in short steps until none is.  A period runs within a budget
+(:func:`budget`): at most :data:`PERIOD_LIMIT` at one point, longer than
+a request, so that it resumes between requests rather than inside one,
+and at most the budget in all, so that a period under a steady stream of
+requests still ends.  Outside a budget a point waits at most
+:data:`LIMIT`.  The host cache's background refresh gives way the same
+way, within a budget per pass (:class:`Budgeted`).
 
 ``time.sleep`` is looked up at each call: eventlet's monkey patching
 replaces it with a green sleep, so the same code yields in either mode.
@@ -26,6 +29,10 @@ from collections.abc import Iterator
 STEP = 0.002
 #: Longest pause at one point (seconds).
 LIMIT = 0.2
+#: Longest pause at one point of a rebalance period (seconds, see
+#: :func:`budget`): a request may take longer than :data:`LIMIT` (a slow
+#: placement, a large cloud), and a period resuming inside it slows it.
+PERIOD_LIMIT = 1.0
 #: Items of a paced loop between two points.
 EVERY = 50
 
@@ -87,26 +94,56 @@ def give_way(requests: InFlight | Unless = REQUESTS, step: float = STEP,
 
 
 class Budgeted:
-    """Gives way at most ``budget`` seconds in all, then only lets other
-    threads run: a background pass must still end under a steady stream
-    of requests."""
+    """Gives way at most ``limit`` seconds at a time and ``budget``
+    seconds in all, then only lets other threads run: background work
+    must still end under a steady stream of requests."""
 
-    def __init__(self, requests: InFlight | Unless, budget: float) -> None:
+    def __init__(self, requests: InFlight | Unless, budget: float,
+                 limit: float = LIMIT) -> None:
         self._requests = requests
+        self._limit = limit
         self.left = budget
         #: Seconds given way so far.
         self.waited = 0.0
 
     def __call__(self) -> None:
-        waited = give_way(self._requests, limit=min(LIMIT, self.left))
+        waited = give_way(self._requests, limit=min(self._limit, self.left))
         self.left -= waited
         self.waited += waited
 
 
-def paced(items: Iterable, every: int = EVERY,
-          requests: InFlight = REQUESTS) -> Iterator:
-    """``items``, with :func:`give_way` before every ``every``-th one."""
+#: The budget of the block the current thread (green thread under
+#: eventlet: monkey patching makes this green-local) runs, if any.
+_current = threading.local()
+
+
+@contextlib.contextmanager
+def budget(seconds: float, limit: float = PERIOD_LIMIT
+           ) -> Iterator[Budgeted]:
+    """Within the block, this thread's :func:`pause` gives way to
+    :data:`REQUESTS` up to ``limit`` seconds per point and ``seconds`` in
+    all (a rebalance period's budget)."""
+    previous = getattr(_current, 'pace', None)
+    _current.pace = pace = Budgeted(REQUESTS, seconds, limit)
+    try:
+        yield pace
+    finally:
+        _current.pace = previous
+
+
+def pause() -> None:
+    """A pacing point: the :func:`budget` of the block this thread runs,
+    else :func:`give_way` to :data:`REQUESTS`."""
+    pace = getattr(_current, 'pace', None)
+    if pace is None:
+        give_way()
+    else:
+        pace()
+
+
+def paced(items: Iterable, every: int = EVERY) -> Iterator:
+    """``items``, with :func:`pause` before every ``every``-th one."""
     for count, item in enumerate(items, 1):
         if count % every == 0:
-            give_way(requests)
+            pause()
         yield item

@@ -89,7 +89,7 @@ class LiveCandidates:
             for state in states:
                 instances_after(state, planned)
         for filter_ in self.host_manager.enabled_filters:
-            pacing.give_way()
+            pacing.pause()
             passed = self.host_manager.filter_handler.get_filtered_objects(
                 [filter_], states, spec, 0)
             passed = list(passed or ())
@@ -149,6 +149,9 @@ class LiveCandidates:
         query = resources.to_querystring()
         if query in self._answers:
             return self._answers[query]
+        # A query as costly as a request's own: not begun while one is in
+        # flight.
+        pacing.pause()
         # Nova's client logs the failure and answers None (or a tuple of
         # Nones) for an unreachable placement or an error status.
         result = self.placement_client.get_allocation_candidates(

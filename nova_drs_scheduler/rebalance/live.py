@@ -208,7 +208,7 @@ def read_instances(context, cloud: Cloud, hosts=None, uuids=()) -> None:
             for key, values in (('host', names), ('uuid', uuids)):
                 # In slices, so that requests get their turn in between.
                 for start in range(0, len(values), READ_SLICE):
-                    pacing.give_way()
+                    pacing.pause()
                     for row in _instance_rows(
                             cctxt, key, values[start:start + READ_SLICE]):
                         found = instance_row(row, cell, cctxt)

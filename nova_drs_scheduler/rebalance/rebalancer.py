@@ -117,7 +117,10 @@ class Rebalancer:
             LOG.debug('DRS rebalance skipped: %s', why)
             return self._skipped(rec, why, 'not_leader')
         try:
-            self._lead(context, rec)
+            # Requests in flight first (``pacing``), within half an
+            # interval in all, so that the period ends before the next.
+            with pacing.budget(CONF.drs.rebalance_interval / 2) as pace:
+                self._lead(context, rec)
         except (sources_base.MetricsUnavailable, db_exc.DBError,
                 candidates.PlacementUnavailableError) as exc:
             # Nothing is judged on data we could not read, and the stored
@@ -133,6 +136,8 @@ class Rebalancer:
             self._store_skipped(rec)
             return rec
         self.telemetry.ran(time.monotonic() - started)
+        LOG.debug('DRS rebalance period gave way to requests for %.2f s',
+                  pace.waited)
         return rec
 
     @staticmethod

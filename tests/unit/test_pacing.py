@@ -1,13 +1,17 @@
 """Requests in flight, and a period's pacing points giving way to them."""
 
+import threading
 from unittest import mock
 
 import fixtures
 import testtools
 from nova.scheduler import manager as nova_manager
+from oslo_config import fixture as config_fixture
 
+from nova_drs_scheduler import conf
 from nova_drs_scheduler import manager
 from nova_drs_scheduler import pacing
+from nova_drs_scheduler.rebalance import rebalancer
 
 
 class GiveWayTest(testtools.TestCase):
@@ -52,12 +56,11 @@ class GiveWayTest(testtools.TestCase):
                 raise ValueError()
         self.assertEqual(0, self.requests.count)
 
-    def test_paced_gives_way_every_nth_item(self):
-        with mock.patch.object(pacing, 'give_way') as give_way:
+    def test_paced_pauses_every_nth_item(self):
+        with mock.patch.object(pacing, 'pause') as pause:
             self.assertEqual(list(range(7)), list(pacing.paced(
-                range(7), every=3, requests=self.requests)))
-        self.assertEqual([mock.call(self.requests)] * 2,
-                         give_way.call_args_list)
+                range(7), every=3)))
+        self.assertEqual(2, pause.call_count)
 
     def steps(self):
         return [c for c in self.sleep.call_args_list if c != mock.call(0)]
@@ -80,6 +83,92 @@ class GiveWayTest(testtools.TestCase):
         self.assertEqual(0.0, pace.waited)
         self.assertEqual(0.5, pace.left)
         self.assertEqual([mock.call(0)] * 3, self.sleep.call_args_list)
+
+
+    def test_budgeted_waits_at_most_its_limit_at_a_time(self):
+        pace = pacing.Budgeted(self.requests, budget=2.0, limit=0.5)
+        with self.requests.request():
+            pace()
+        self.assertAlmostEqual(0.5, pace.waited)
+
+
+class PauseTest(testtools.TestCase):
+    """A pacing point: within a period's budget, it waits a request out
+    (longer than one outside), at most the budget in all."""
+
+    def setUp(self):
+        super().setUp()
+        self.sleep = self.useFixture(fixtures.MockPatch('time.sleep')).mock
+
+    def waited(self):
+        steps = [c for c in self.sleep.call_args_list if c != mock.call(0)]
+        self.sleep.reset_mock()
+        return len(steps) * pacing.STEP
+
+    def test_outside_a_budget_a_point_waits_at_most_limit(self):
+        with pacing.REQUESTS.request():
+            pacing.pause()
+        self.assertAlmostEqual(pacing.LIMIT, self.waited())
+
+    def test_within_a_budget_longer_at_a_point_and_bounded_in_all(self):
+        with pacing.budget(1.5) as pace, pacing.REQUESTS.request():
+            pacing.pause()
+            self.assertAlmostEqual(pacing.PERIOD_LIMIT, self.waited())
+            pacing.pause()
+            self.assertAlmostEqual(0.5, self.waited())
+            pacing.pause()  # Budget spent: only lets others run.
+            self.assertEqual([mock.call(0)], self.sleep.call_args_list)
+        self.assertAlmostEqual(1.5, pace.waited)
+
+    def test_no_request_no_wait_within_a_budget(self):
+        with pacing.budget(1.5) as pace:
+            pacing.pause()
+        self.assertEqual(0.0, pace.waited)
+        self.assertEqual([mock.call(0)], self.sleep.call_args_list)
+
+    def test_the_budget_ends_with_its_block(self):
+        with pacing.budget(0.0):
+            with pacing.budget(1.5):
+                pass
+            with pacing.REQUESTS.request():
+                pacing.pause()  # The outer block's budget: spent.
+            self.assertEqual(0.0, self.waited())
+        with pacing.REQUESTS.request():
+            pacing.pause()
+        self.assertAlmostEqual(pacing.LIMIT, self.waited())
+
+    def test_the_budget_is_the_threads_own(self):
+        with pacing.budget(1.5), pacing.REQUESTS.request():
+            other = threading.Thread(target=pacing.pause)
+            other.start()
+            other.join()
+        self.assertAlmostEqual(pacing.LIMIT, self.waited())
+
+
+class PeriodBudgetTest(testtools.TestCase):
+
+    def test_a_period_waits_out_requests_within_half_an_interval(self):
+        self.useFixture(config_fixture.Config(conf.CONF)).config(
+            rebalance_interval=1, automation='manual', group='drs')
+        sleep = self.useFixture(fixtures.MockPatch('time.sleep')).mock
+        period = rebalancer.Rebalancer.__new__(rebalancer.Rebalancer)
+        period.leader = mock.Mock(**{'check.return_value': (True, '')})
+        period.telemetry = mock.Mock()
+
+        def lead(context, rec):
+            with pacing.REQUESTS.request():  # Never ends.
+                for _ in range(3):
+                    pacing.pause()
+        period._lead = lead
+        period.run(None)
+        steps = [c for c in sleep.call_args_list if c != mock.call(0)]
+        # Half of the 1 s interval; outside a period 3 x LIMIT.
+        self.assertAlmostEqual(0.5, len(steps) * pacing.STEP)
+        with pacing.REQUESTS.request():
+            pacing.pause()  # The period's budget ended with it.
+        self.assertEqual(len(steps) + round(pacing.LIMIT / pacing.STEP),
+                         len([c for c in sleep.call_args_list
+                              if c != mock.call(0)]))
 
 
 class UnlessTest(testtools.TestCase):

@@ -18,6 +18,7 @@ from nova.scheduler import utils as scheduler_utils
 from nova.scheduler.filters import affinity_filter
 from oslo_utils.fixture import uuidsentinel as uuids
 
+from nova_drs_scheduler import pacing
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import model
 from tests import snapshots as h
@@ -380,6 +381,18 @@ class PlacementOncePerQueryTest(test.NoDBTestCase):
         candidates.LiveCandidates('ctxt', mock.Mock(), self.client, {}
                                   )._allocation_candidates(self.resources(2))
         self.assertEqual(2, self.client.get_allocation_candidates.call_count)
+
+    def test_a_query_waits_for_requests_in_flight_an_answer_kept_not(self):
+        # A query costs as much as a request's own: the period gives way
+        # before it, not before an answer it already has.
+        order = []
+        self.client.get_allocation_candidates.side_effect = (
+            lambda *args: order.append('query') or mock.DEFAULT)
+        with mock.patch.object(pacing, 'pause',
+                               lambda: order.append('pause')):
+            for _ in range(2):
+                self.cands._allocation_candidates(self.resources(2))
+        self.assertEqual(['pause', 'query'], order)
 
     def test_no_answer_is_not_kept(self):
         self.client.get_allocation_candidates.return_value = (None, None,
