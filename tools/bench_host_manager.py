@@ -27,7 +27,9 @@ each scheduler in a process of its own.
 rebuilt, CPU time by part.
 ``--measure period`` times ours between and during rebalance periods run
 back to back in another thread of the same process, the periods giving way
-to requests in flight or not (turned off: as before they could).
+to requests in flight, as they do, at most 0.2 s at a point (as before
+they waited requests out), or not (turned off: as before they could), and
+tells what the slowest requests overlapped.
 ``--concurrency``
 picks native threads (Nova 34's default) or eventlet. Usage::
 
@@ -1227,8 +1229,9 @@ def write_static_metrics(path, nodes, size):
 
 
 #: ``--measure period``'s conditions, in the order their blocks alternate.
-QUIET, GIVING_WAY, NOT_GIVING_WAY = (
-    'quiet', 'during periods', 'during periods, not giving way')
+QUIET, GIVING_WAY, SHORT_WAITS, NOT_GIVING_WAY = (
+    'quiet', 'during periods', 'during periods, 0.2 s a point',
+    'during periods, not giving way')
 
 
 def measure_period(ctxt, scheduler, placement, writer, requests):
@@ -1238,12 +1241,17 @@ def measure_period(ctxt, scheduler, placement, writer, requests):
 
     Blocks of ``PERIOD_BLOCK`` requests alternate between the conditions,
     so that the machine's load weighs on all alike: no period running;
-    periods running, giving way to requests in flight (``pacing``); and
-    periods running with giving way turned off (as before it existed).
+    periods running, giving way to requests in flight (``pacing``); the
+    same, waiting at most 0.2 s at a point (``pacing.LIMIT``: as before
+    periods had a budget, ``pacing.budget``); and periods running with
+    giving way turned off (as before it existed).
     """
     timeline = Timeline(dict(PERIOD_PHASES, **PERIOD_PLACEMENT))
     loop = PeriodLoop(ctxt, scheduler, timeline.spans)
     samples = {QUIET: [], GIVING_WAY: []}
+    budget = getattr(pacing, 'budget', None)
+    if budget is not None:
+        samples[SHORT_WAITS] = []
     if pacing is not None:
         samples[NOT_GIVING_WAY] = []
     intervals = {name: [] for name in samples}
@@ -1257,6 +1265,11 @@ def measure_period(ctxt, scheduler, placement, writer, requests):
                         stack.enter_context(unittest.mock.patch.object(
                             pacing, 'give_way',
                             lambda *args, **kwargs: 0.0))
+                    elif name == SHORT_WAITS:
+                        stack.enter_context(unittest.mock.patch.object(
+                            pacing, 'budget',
+                            lambda seconds, limit=None: budget(
+                                seconds, pacing.LIMIT)))
                     if name != QUIET:
                         loop.start()
                         stack.callback(loop.stop)
@@ -1425,7 +1438,7 @@ def period_rows(results):
     for r in results:
         period = r['period']
         quiet = period['quiet']
-        for name in (QUIET, GIVING_WAY, NOT_GIVING_WAY):
+        for name in (QUIET, GIVING_WAY, SHORT_WAITS, NOT_GIVING_WAY):
             if name not in period:
                 continue
             p = period[name]
