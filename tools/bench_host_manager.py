@@ -941,11 +941,11 @@ class Timeline:
                                f'gc gen {info["generation"]}'))
             self._gc_started = None
 
-    def _timed(self, label, original):
+    def _timed(self, label, original, main):
         spans = self.spans
 
         def timed(*args, **kwargs):
-            if threading.current_thread() is threading.main_thread():
+            if threading.get_ident() == main:
                 return original(*args, **kwargs)
             start = time.perf_counter()
             try:
@@ -956,6 +956,9 @@ class Timeline:
 
     @contextlib.contextmanager
     def installed(self):
+        """Time from now on; the thread (green thread under eventlet,
+        whose ``main_thread()`` is not it) installing is the requests'."""
+        main = threading.get_ident()
         gc.callbacks.append(self._on_gc)
         try:
             with contextlib.ExitStack() as stack:
@@ -964,7 +967,8 @@ class Timeline:
                         original = getattr(owner, name, None)
                         if original is not None:
                             stack.enter_context(unittest.mock.patch.object(
-                                owner, name, self._timed(label, original)))
+                                owner, name,
+                                self._timed(label, original, main)))
                 yield self
         finally:
             gc.callbacks.remove(self._on_gc)
