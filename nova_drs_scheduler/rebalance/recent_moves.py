@@ -51,8 +51,9 @@ def _in_flight_reason(move: Move) -> str:
 
 def migration_state(moves: Iterable[Move], cooldown: float,
                     quarantine: float, no_return: float) -> MigrationState:
-    """Blocked instances and in-flight counts; the newest record of an
-    instance decides whether it is blocked.
+    """Blocked instances and in-flight counts. An instance is blocked if
+    any of its records blocks it (a DRS failure stays quarantined after a
+    later move ends); the newest such record gives the reason.
 
     - in flight (any initiator): blocked, and counts against both hosts'
       concurrency limits;
