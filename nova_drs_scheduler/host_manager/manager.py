@@ -254,7 +254,7 @@ class CachingHostManager(host_manager.HostManager):
             if due:
                 self._refresh(context_module.get_admin_context(), due,
                               interval, pace)
-                self._freeze()
+                self.freeze()
         except Exception:
             LOG.exception('Background refresh of the cached computes failed')
             return interval
@@ -278,9 +278,14 @@ class CachingHostManager(host_manager.HostManager):
                       'share': group.background_refresh_max_share})
         return max(wait, paced)
 
-    def _freeze(self) -> None:
+    def freeze(self) -> None:
         """Freeze the process's objects, unless ``gc_collect_interval``
-        is 0; :meth:`stop_refresher` hands them back to the collector."""
+        is 0; :meth:`stop_refresher` hands them back to the collector.
+
+        A rebalance period calls it too, once its snapshot is built: the
+        full collections its planning triggers then walk only what the
+        planning creates, not the cloud it read, and take less of the
+        requests they land in."""
         collect_interval = self._conf.drs_host_cache.gc_collect_interval
         if not collect_interval:
             return

@@ -276,6 +276,11 @@ class Rebalancer:
                                       (db_store.APPROVED,))
             snapshot = recommendations.reserve(snapshot, approved)
         snapshot = unmeasured(snapshot, late)
+        # What the period read lives until it ends: out of the way of
+        # the full collections planning triggers (``freezing``).
+        freeze = getattr(self.host_manager, 'freeze', None)
+        if freeze is not None:
+            freeze()
         plan = planner.plan(snapshot, cands)
         record.add_plan(rec, snapshot, plan)
         record.add_not_relieved(rec, plan, late,

@@ -1,5 +1,7 @@
 """The rebalancer against a real (in-process) Nova: the 11 scenarios."""
 
+import gc
+from unittest import mock
 
 from nova import exception
 from nova import objects
@@ -7,8 +9,10 @@ from nova.tests.functional.api import client
 
 from nova_drs_scheduler import host_manager
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
 from tests.functional.rebalance import base
+from tests.unit.host_manager import test_freezing
 
 
 class SustainedOverloadTest(base.RebalanceTestBase):
@@ -62,6 +66,37 @@ class SustainedOverloadTest(base.RebalanceTestBase):
         listed = self.admin_api.api_get('/os-migrations').body['migrations']
         self.assertEqual([move['instance']],
                          [m['instance_uuid'] for m in listed])
+
+
+class FreezeBeforePlanTest(base.RebalanceTestBase):
+    """What a period read is out of the full collections its planning
+    triggers (``freezing``), unless ``gc_collect_interval`` is 0."""
+
+    def _frozen_when_planned(self):
+        # Only the period may freeze: the background refresher, which
+        # freezes after its passes, is stopped (stopping unfreezes).
+        self.scheduler_service.manager.host_manager.stop_refresher()
+        self.addCleanup(gc.unfreeze)
+        self.assertEqual(0, gc.get_freeze_count())
+        self._boot('host1')
+        real = planner.plan
+        frozen = []
+
+        def plan(snapshot, cands):
+            frozen.append(test_freezing.is_frozen(snapshot.hosts['host1']))
+            return real(snapshot, cands)
+
+        with mock.patch.object(planner, 'plan', plan):
+            self._period({'host1': 90, 'host2': 40, 'host3': 10})
+        return frozen
+
+    def test_snapshot_is_frozen_before_planning(self):
+        self.assertEqual([True], self._frozen_when_planned())
+
+    def test_zero_interval_freezes_nothing(self):
+        self.flags(gc_collect_interval=0, group='drs_host_cache')
+        self.assertEqual([False], self._frozen_when_planned())
+        self.assertEqual(0, gc.get_freeze_count())
 
 
 HOT = {'host1': 90, 'host2': 30, 'host3': 10}
