@@ -86,18 +86,19 @@ OPTS = [
         default=600.0,
         min=0.0,
         help='Seconds between full garbage collections of the whole '
-             'scheduler process while the background refresh runs. After '
-             'each background refresh, every object then alive (Nova\'s '
-             'code, the cached rows) is frozen (Python\'s ``gc.freeze``), '
-             'so that the automatic full collections, which otherwise walk '
-             'every object of the process and hold it for hundreds of '
-             'milliseconds at 1000 compute nodes, walk only what was '
-             'created since. Frozen objects are still freed when the cache '
-             'drops them, but frozen reference cycles are not: once per '
-             'interval the refresher unfreezes everything and collects it '
-             'all, which bounds the memory such cycles can hold. 0 '
-             'disables freezing: Python collects as it does by default. '
-             'Not used without the background refresh.'),
+             'scheduler process while objects are frozen. After each '
+             'background refresh, and in each rebalance period once its '
+             'snapshot is built, every object then alive (Nova\'s code, '
+             'the cached rows, what the period read) is frozen (Python\'s '
+             '``gc.freeze``), so that the automatic full collections, '
+             'which otherwise walk every object of the process and hold it '
+             'for hundreds of milliseconds at 1000 compute nodes, walk '
+             'only what was created since. Frozen objects are still freed '
+             'when nothing holds them, but frozen reference cycles are '
+             'not: once per interval the next freeze unfreezes everything '
+             'and collects it all first, which bounds the memory such '
+             'cycles can hold. 0 disables freezing: Python collects as it '
+             'does by default.'),
 ]
 
 
