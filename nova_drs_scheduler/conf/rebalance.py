@@ -225,52 +225,6 @@ OPTS = [
              'after the move), which ``min_improvement`` judges. 0 '
              'ranks destinations by their CPU after the move alone (the '
              'behaviour before this option; see doc/benchmarks.md).'),
-    cfg.FloatOpt(
-        'headroom',
-        default=0.0,
-        help='The most proactive headroom, in CPU percentage points, that '
-             'the ``balanced`` policy keeps under a host\'s threshold when '
-             'the evidence asks for it. A *surprise violation* is a period '
-             'in which a host goes over its CPU threshold from at or below '
-             'its threshold minus ``margin`` in the period before: the '
-             'load came in one step, and relieving the host afterwards '
-             'cannot prevent that overloaded period. When the hosts of a '
-             'pool have had, on average, more than half of '
-             '``headroom_surprise_rate`` surprise violations per hour '
-             '(exponentially weighted, half-life ``headroom_halflife``), '
-             'the headroom h grows linearly up to this value, reached at '
-             '``headroom_surprise_rate``. After the violated hosts, a host '
-             'whose CPU is within h points under its threshold may then '
-             'send one migration, which must bring it back to its '
-             'threshold minus h, to a destination left at least h (and '
-             '``margin``) points under its own threshold; '
-             '``min_improvement`` applies to these moves without the '
-             '``cure_below_min_improvement`` exemption, and every other '
-             'rail (limits, cooldown, ``no_return_time``) as to any move. '
-             'While surprises are rare h is 0 and nothing changes. 0 turns '
-             'it off. See doc/benchmarks.md.',
-        **_PERCENT),
-    cfg.FloatOpt(
-        'headroom_surprise_rate',
-        default=1.0,
-        min=0.0,
-        help='Surprise violations per host and hour (the mean over a '
-             'pool\'s judged hosts) at which all of ``headroom`` is kept; '
-             'none of it is kept up to half this rate, and it grows '
-             'linearly in between. 0 keeps all of ``headroom`` always. '
-             'The default 1 is where a migration a host and hour spent '
-             'keeping room would save about as many overloaded periods '
-             '(and the migrations that relieve them afterwards).'),
-    cfg.IntOpt(
-        'headroom_halflife',
-        default=10800,
-        min=0,
-        help='Half-life, in seconds, of each host\'s exponentially '
-             'weighted rate of surprise violations, the evidence '
-             '``headroom`` adapts to: the last few hours count, so a '
-             'bursty spell raises the headroom and a quiet one lowers it '
-             'again. 0 stops measuring it: every rate counts as 0, so no '
-             'headroom is kept unless ``headroom_surprise_rate = 0``.'),
     cfg.StrOpt(
         'metrics_source',
         default='nova',
@@ -359,9 +313,7 @@ def planner_config(conf) -> model.PlannerConfig:
         max_concurrent_migrations=drs.max_concurrent_migrations,
         max_concurrent_migrations_per_violated_host=(
             drs.max_concurrent_migrations_per_violated_host),
-        destination_deviations=drs.destination_deviations,
-        headroom=drs.headroom,
-        headroom_surprise_rate=drs.headroom_surprise_rate)
+        destination_deviations=drs.destination_deviations)
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:
@@ -371,5 +323,4 @@ def metrics_windows(conf) -> metrics.MetricsWindows:
         window=drs.window, stabilization=drs.stabilization,
         max_age=drs.metrics_max_age, cpu_threshold=drs.cpu_threshold,
         ram_threshold=drs.ram_threshold,
-        halflife=drs.expected_load_halflife, surprise_margin=drs.margin,
-        surprise_halflife=drs.headroom_halflife)
+        halflife=drs.expected_load_halflife)

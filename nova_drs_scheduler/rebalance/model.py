@@ -44,13 +44,6 @@ class PlannerConfig:
     #: at their projected CPU plus this many of their standard deviations
     #: (``HostSnapshot.cpu_deviation``); 0 ranks them at the projection.
     destination_deviations: float = 2.0
-    #: The most proactive headroom, CPU points under a host's threshold;
-    #: how much of it applies grows with the pool's surprise violations
-    #: (``HostSnapshot.surprise_rate``, see the planner).  0: none.
-    headroom: float = 0.0
-    #: Surprise violations per host and hour at which all of ``headroom``
-    #: applies; none of it applies up to half this rate.
-    headroom_surprise_rate: float = 1.0
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
@@ -84,9 +77,6 @@ class HostSnapshot:
     #: How far its CPU samples stray from ``cpu_expected``: their
     #: exponentially weighted standard deviation, points; None when unknown.
     cpu_deviation: float | None = None
-    #: Surprise violations per hour (over its threshold from below the
-    #: margin in one period), exponentially weighted; None when unknown.
-    surprise_rate: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,21 +23,7 @@ below hold for every policy:
 - each planned move is applied to a working projection of host loads, so
   later moves of the same period see it; ``candidates()`` gets the moves
   planned so far (``Snapshot.planned``), so that Nova's server-group
-  filters and weighers see them too;
-- headroom (policies with ``Policy.headroom``, ``[drs] headroom`` > 0):
-  after the violated hosts, a judged host whose CPU is within h points
-  under its threshold (over it, the stabilization counter decides) may
-  send one move, within ``max_concurrent_migrations_per_host``, which must
-  bring it back to its threshold minus h, to a destination left at least
-  h (and ``margin``) points under its own threshold, with
-  ``min_improvement`` applied to every such move.  h adapts to the
-  evidence: it is 0 while the pool's hosts have on average at most half
-  of ``headroom_surprise_rate`` surprise violations an hour
-  (``HostSnapshot.surprise_rate``: over the threshold from below the
-  margin in one period, which no reaction can prevent), all of
-  ``headroom`` at that rate or more, and linear in between.  At most
-  ``max_migrations_per_period`` such hosts are searched a period, the
-  hottest first.
+  filters and weighers see them too.
 
 Cost: instances are indexed by host once.  Eligible destinations are kept
 sorted, per pool, by the policy's score at their current load; because a
@@ -193,20 +179,20 @@ class _Planner:
                                                     h.ram_percent), h.name))
         for source in violated:
             self._plan_host(source)
-        if self.policy.headroom and self.config.headroom > 0:
-            self._keep_headroom()
         return model.Plan(moves=tuple(self.moves),
                           hosts=tuple(self.verdicts.values()),
                           notes=tuple(self.notes), policy=self.policy.name)
 
-    def _limit(self, source: str, per_host: int) -> str | None:
+    def _limit(self, source: str) -> str | None:
         cfg = self.config
         if len(self.moves) >= cfg.max_migrations_per_period:
             return 'limit:per-period'
         if (self.snapshot.inflight_total + len(self.moves)
                 >= cfg.max_concurrent_migrations):
             return 'limit:total'
-        if self.busy[source] >= per_host:
+        if self.busy[source] >= max(
+                cfg.max_concurrent_migrations_per_host,
+                cfg.max_concurrent_migrations_per_violated_host):
             return 'limit:per-host'
         return None
 
@@ -225,17 +211,21 @@ class _Planner:
             head = (f'host {source.name}: violated, no move' if not planned
                     else f'host {source.name}: still projected over after '
                          f'{planned} move(s), no further move')
-            limit = self._limit(source.name, max(
-                self.config.max_concurrent_migrations_per_host,
-                self.config.max_concurrent_migrations_per_violated_host))
+            limit = self._limit(source.name)
             if limit:
                 self.notes.append(f'{head}: {limit}')
                 return
-            movable = self._movable(source, head)
+            instances = self.by_host.get(source.name, ())
+            movable = [i for i in instances
+                       if i.blocked is None and i.uuid not in self.moved]
             if not movable:
+                blocked = collections.Counter(
+                    i.blocked for i in instances if i.blocked is not None)
+                self.notes.append(
+                    f'{head}: no movable instance'
+                    + (f' (blocked: {_summary(blocked)})' if blocked else ''))
                 return
-            option = self._choose(source, movable, head, self.config,
-                                  self.verdicts[source.name].reason)
+            option = self._choose(source, movable, head)
             if option is None:
                 return
             planned += 1
@@ -244,72 +234,15 @@ class _Planner:
                                      self.ram[source.name]) <= 0):
                 return
 
-    def _movable(self, source, head):
-        """The source's instances that may move; noted when none."""
-        instances = self.by_host.get(source.name, ())
-        movable = [i for i in instances
-                   if i.blocked is None and i.uuid not in self.moved]
-        if not movable:
-            blocked = collections.Counter(
-                i.blocked for i in instances if i.blocked is not None)
-            self.notes.append(
-                f'{head}: no movable instance'
-                + (f' (blocked: {_summary(blocked)})' if blocked else ''))
-        return movable
-
-    def _keep_headroom(self):
-        """Relieve the hosts within their pool's headroom of a threshold,
-        hottest first (see the module docstring)."""
-        cfg = self.config
-        rates = collections.defaultdict(list)
-        for name, host in self.hosts.items():
-            if self.barred[name] in _JUDGED:
-                rates[self._pool(host)].append(host.surprise_rate or 0.0)
-        room = {}
-        for pool, values in sorted(rates.items(), key=lambda i: str(i[0])):
-            rate = sum(values) / len(values)
-            room[pool] = headroom(rate, cfg)
-            if room[pool] > 0:
-                where = '' if pool is None else f' in pool {pool}'
-                self.notes.append(
-                    f'headroom {room[pool]:.1f} points{where}: '
-                    f'{rate:.2f} surprise violations per host and hour')
-        at_risk = sorted(
-            (host.cpu_threshold - self.cpu[name], name)
-            for name, host in self.hosts.items()
-            if self.barred[name] in _JUDGED
-            and not self.verdicts[name].violated
-            and host.cpu_threshold - room[self._pool(host)]
-            < self.cpu[name] <= host.cpu_threshold)
-        for _, name in at_risk[:cfg.max_migrations_per_period]:
-            source = self.hosts[name]
-            room_left = room[self._pool(source)]
-            cure = source.cpu_threshold - room_left
-            head = (f'host {name}: cpu {self.cpu[name]:.1f}% over '
-                    f'{cure:.1f}%, within the headroom, no move')
-            limit = self._limit(name, cfg.max_concurrent_migrations_per_host)
-            if limit:
-                self.notes.append(f'{head}: {limit}')
-                continue
-            movable = self._movable(source, head)
-            if movable:
-                self._choose(
-                    source, movable, head, dataclasses.replace(
-                        cfg, margin=max(cfg.margin, room_left),
-                        cure_below_min_improvement=False),
-                    f'{self.verdicts[name].reason}; within the headroom of '
-                    f'{room_left:.1f} points', cure)
-
-    def _choose(self, source, movable, head, cfg, why, cure=None):
+    def _choose(self, source, movable, head):
         """Score the policy's best-ranked instances; plan the winner.
 
         Each instance is first searched against every indexed host; only
         when some host passes the planner's rules is ``candidates()`` (Nova's
         filters live, the costly part) asked, so a saturated cluster costs
-        no filter runs.  ``cure``: the CPU the source must end at or under
-        (headroom moves), else None.
+        no filter runs.
         """
-        policy = self.policy
+        cfg, policy = self.config, self.policy
         removals = [self._removal(source, i) for i in movable]
         ranked = policy.rank(removals, cfg)[:cfg.max_instances_evaluated]
         scored, failed, unreachable = [], [], None
@@ -319,12 +252,10 @@ class _Planner:
                 break
             uuid = removal.instance.uuid
             rule = policy.hopeless(removal, cfg)
-            if rule is None and cure is not None and removal.cpu > cure:
-                rule = 'headroom'
             if rule:
                 failed.append((uuid, collections.Counter({rule: 1})))
                 continue
-            option, refused = self._search(source, removal, cfg)
+            option, refused = self._search(source, removal)
             if option is None:
                 if unreachable is None:
                     unreachable = self._unreachable(source)
@@ -333,11 +264,10 @@ class _Planner:
             found = self.candidates(removal.instance, self.view)
             allowed = set(found.allowed)
             if option.destination.name not in allowed:
-                option, _ = self._search(source, removal, cfg, allowed)
+                option, _ = self._search(source, removal, allowed)
             rule = option and policy.refuse(option, cfg)
             if option is None:
-                failed.append((uuid, self._explain(source, removal, found,
-                                                   cfg)))
+                failed.append((uuid, self._explain(source, removal, found)))
             elif rule:
                 failed.append((uuid, collections.Counter({rule: 1})))
             else:
@@ -349,10 +279,10 @@ class _Planner:
             self.notes.append(f'{head}: {detail or "no instance ranked"}')
             return None
         _, option, found = scored[0]
-        self._apply(source, option, found, scored, failed, cfg, why)
+        self._apply(source, option, found, scored, failed)
         return option
 
-    def _search(self, source, removal, cfg, allowed=None):
+    def _search(self, source, removal, allowed=None):
         """The policy's preferred destination for one removal among the
         indexed hosts of the source's pool (and in ``allowed`` if given).
 
@@ -362,7 +292,7 @@ class _Planner:
         """
         cores = removal.instance.cpu_cores
         memory = removal.instance.memory_mb
-        decide, hosts = self.policy.destination, self.hosts
+        decide, cfg, hosts = self.policy.destination, self.config, self.hosts
         left = self._left(removal.instance)
         refused = collections.Counter()
         best = None
@@ -410,7 +340,7 @@ class _Planner:
             self._unreachable_by_pool[pool] = counts
         return counts - collections.Counter({self.barred[source.name]: 1})
 
-    def _explain(self, source, removal, found, cfg, record=None):
+    def _explain(self, source, removal, found, record=None):
         """Count, per rule, the hosts refused for one removal (the filters'
         rejections included); append a Rejection per planner refusal to
         ``record`` when given.  Hot when many moves are planned: locals."""
@@ -439,7 +369,8 @@ class _Planner:
                 else:
                     cpu, ram = self._project(host, instance.cpu_cores,
                                              instance.memory_mb)
-                    rule, _ = self.policy.destination(host, cpu, ram, cfg)
+                    rule, _ = self.policy.destination(host, cpu, ram,
+                                                      self.config)
                     if rule is None:
                         continue
                     detail = _fmt('projected', cpu, ram) + self._expected(host)
@@ -455,12 +386,12 @@ class _Planner:
         return (f' (expected load {host.cpu_expected:.1f}% > current '
                 f'{host.cpu_percent:.1f}%)')
 
-    def _apply(self, source, option, found, scored, failed, cfg, why):
+    def _apply(self, source, option, found, scored, failed):
         removal = option.removal
         instance = removal.instance
         dest = option.destination.name
         rejected = list(found.rejected)
-        self._explain(source, removal, found, cfg, record=rejected)
+        self._explain(source, removal, found, record=rejected)
         expected = {'source_cpu': removal.cpu,
                     'destination_cpu': option.destination_cpu,
                     'improvement': option.improvement}
@@ -473,7 +404,8 @@ class _Planner:
             rules.items()))} for uuid, rules in failed]
         self.moves.append(model.Move(
             instance=instance.uuid, source=source.name, destination=dest,
-            reason=f'{why}; {self.policy.describe(option, cfg)}',
+            reason=(f'{self.verdicts[source.name].reason}; '
+                    f'{self.policy.describe(option, self.config)}'),
             expected=expected, alternatives=tuple(alternatives),
             rejected=tuple(rejected), memory_mb=instance.memory_mb))
         self._leave(dest)
@@ -488,22 +420,6 @@ class _Planner:
                                         planned=tuple(self.moves))
         self._enter(dest)
         self._unreachable_by_pool.clear()
-
-
-#: Barring rules of hosts that are judged (whatever else bars them as a
-#: destination): the hosts a pool's surprise rate is averaged over, and
-#: the sources a headroom move may come from.
-_JUDGED = (None, 'violated', 'not-schedulable')
-
-
-def headroom(rate: float, config: model.PlannerConfig) -> float:
-    """The headroom, CPU points, for a pool with ``rate`` surprise
-    violations per host and hour: none up to half of
-    ``headroom_surprise_rate``, all of ``headroom`` from it on."""
-    full = config.headroom_surprise_rate
-    if full <= 0:
-        return config.headroom
-    return config.headroom * min(1.0, max(0.0, 2.0 * rate / full - 1.0))
 
 
 def _lag(host: model.HostSnapshot) -> float:

@@ -116,8 +116,7 @@ class PeriodView:
                 window=status.window, cpu_threshold=config.cpu_threshold,
                 ram_threshold=config.ram_threshold,
                 cpu_expected=status.cpu_expected,
-                cpu_deviation=status.cpu_deviation,
-                surprise_rate=status.surprise_rate)
+                cpu_deviation=status.cpu_deviation)
         return model.Snapshot(hosts=hosts,
                               instances=self.inputs.build(self),
                               config=config,

@@ -86,7 +86,6 @@ def _bound(removal, config, last) -> tuple:
 class BalancedPolicy(base.Policy):
     name = 'balanced'
     until_cured = True
-    headroom = True
 
     def rank(self, removals, config):
         return sorted(removals,

@@ -73,9 +73,6 @@ class Policy(abc.ABC):
     #: Refuse to send an instance back to a host it recently left
     #: (``InstanceSnapshot.left``, rule ``no-return``).
     no_return: bool = True
-    #: Relieve hosts within the adaptive headroom of their threshold
-    #: before they are over (``[drs] headroom``; see the planner).
-    headroom: bool = False
 
     @abc.abstractmethod
     def rank(self, removals: Sequence[Removal],

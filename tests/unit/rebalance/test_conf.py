@@ -38,7 +38,7 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                    max_concurrent_migrations_per_host=2,
                    max_concurrent_migrations_per_violated_host=3,
                    max_concurrent_migrations=8, destination_deviations=1.5,
-                   headroom=8.0, headroom_surprise_rate=0.5, group='drs')
+                   group='drs')
         self.assertEqual(
             model.PlannerConfig(
                 policy='seed', mode='aggregate', unaggregated_hosts='pool',
@@ -46,19 +46,16 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                 margin=5.0, min_improvement=1.0, max_migrations_per_period=3,
                 max_concurrent_migrations_per_host=2,
                 max_concurrent_migrations_per_violated_host=3,
-                max_concurrent_migrations=8, destination_deviations=1.5,
-                headroom=8.0, headroom_surprise_rate=0.5),
+                max_concurrent_migrations=8, destination_deviations=1.5),
             rebalance.planner_config(conf.CONF))
 
     def test_metrics_windows_follow_options(self):
         self.flags(window=5, stabilization=4, metrics_max_age=99,
-                   cpu_threshold=70.0, margin=7.0, headroom_halflife=3600,
-                   group='drs')
+                   cpu_threshold=70.0, group='drs')
         windows = rebalance.metrics_windows(conf.CONF)
-        self.assertEqual((5, 4, 99, 70.0, 7.0, 3600), (
+        self.assertEqual((5, 4, 99, 70.0), (
             windows.window, windows.stabilization, windows.max_age,
-            windows.cpu_threshold, windows.surprise_margin,
-            windows.surprise_halflife))
+            windows.cpu_threshold))
 
     def test_unknown_policy_is_refused(self):
         self.flags(policy='greedy', group='drs')
