@@ -31,13 +31,17 @@ to requests in flight, as they do, at most 0.2 s at a point (as before
 they waited requests out), or not (turned off: as before they could), and
 tells what the slowest requests overlapped.
 ``--concurrency``
-picks native threads (Nova 34's default) or eventlet. Usage::
+picks native threads (Nova 34's default) or eventlet. ``--placement
+process`` runs placement in a process of its own, reached over HTTP, as
+deployed (tools/bench_placement.py), instead of inside the benchmark's.
+Usage::
 
     tools/bench_host_manager.py --nodes 100 1000 5000
     tools/bench_host_manager.py --db mysql+pymysql://root@127.0.0.1:3307
     tools/bench_host_manager.py --measure latency --nodes 1000 10000
     tools/bench_host_manager.py --measure pass --nodes 10000 --requests 20
     tools/bench_host_manager.py --measure period --concurrency eventlet
+    tools/bench_host_manager.py --measure period --placement process
 """
 
 import argparse
@@ -80,6 +84,7 @@ import unittest.mock  # noqa: E402
 import os_traits  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 import tabulate  # noqa: E402
+from bench_placement import served as served_placement  # noqa: E402
 from nova import config  # noqa: E402
 from nova import context as nova_context  # noqa: E402
 from nova import objects  # noqa: E402
@@ -125,6 +130,9 @@ except ImportError:
     pacing = None
 
 CONF = nova_drs_scheduler.conf.CONF
+#: ``--placement``: where placement runs.
+INPROCESS = 'inprocess'
+PLACEMENT = (INPROCESS, 'process')
 REPEATS = {100: 21, 1000: 11, 5000: 5, 10000: 3}
 #: Instance info not pushed by computes costs stock one query per host;
 #: measured only where it stays affordable.
@@ -165,8 +173,9 @@ PERIOD_PHASES = {
                (telemetry.Telemetry, 'hosts'),
                (rebalancer.Rebalancer, 'collect_outcomes')],
 }
-#: The period's own calls to placement (part of *plan*): in-process here,
-#: another process in a deployment.
+#: The period's own calls to placement (part of *plan*): inside this
+#: process (``--placement inprocess``) or, as deployed, the wait for
+#: another process's answer over HTTP (``--placement process``).
 PERIOD_PLACEMENT = {'placement': [(report.SchedulerReportClient,
                                    'get_allocation_candidates')]}
 
@@ -204,6 +213,12 @@ def parse_args():
                              '(untimed) before each request, so that the '
                              'garbage collector\'s full collections land '
                              'in requests as they do in a service.')
+    parser.add_argument('--placement', choices=PLACEMENT,
+                        default=INPROCESS,
+                        help='inprocess: placement inside this process, '
+                             'through wsgi-intercept (Nova\'s functional '
+                             'fixture); process: in a process of its own, '
+                             'over HTTP on 127.0.0.1, as deployed.')
     add_gc_argument(parser)
     add_db_argument(parser)
     return parser.parse_args()
@@ -464,10 +479,52 @@ def populate(ctxt, cell, cell_url, size, per_host):
     return nodes, pushed
 
 
-def populate_placement(placement, nodes):
+@contextlib.contextmanager
+def placement_service(where, nodes):
+    """Placement (``where``: :data:`PLACEMENT`) with one provider per
+    node, answering the report client's calls; yields a client of its API
+    (``get``, ``put``, ``post``, ``delete``).
+
+    Either way the report client's calls go through Nova's functional
+    fixture and keystoneauth: only where placement runs differs.
+    """
+    if where == INPROCESS:
+        with func_fixtures.PlacementFixture() as fixture:
+            populate_placement(fixture.api,
+                               placement_db.get_placement_engine(), nodes)
+            yield fixture.api
+    else:
+        with served_placement() as server, ServedPlacementFixture(
+                server) as fixture:
+            engine = sa.create_engine(server.db_url)
+            try:
+                populate_placement(fixture.api, engine, nodes)
+            finally:
+                engine.dispose()
+            yield fixture.api
+
+
+class ServedPlacementFixture(func_fixtures.PlacementFixture):
+    """Nova's placement fixture sending the report client's calls to
+    placement served in another process (:func:`bench_placement.served`)
+    instead of one it runs inside this one."""
+
+    def __init__(self, server):
+        super().__init__(db=False, use_intercept=False)
+        self.endpoint = server.url
+        self.db_url = server.db_url
+
+    def _configure_placement(self, conf_fixture):
+        super()._configure_placement(conf_fixture)
+        conf_fixture.config(connection=self.db_url,
+                            group='placement_database')
+
+
+def populate_placement(placement, engine, nodes):
     """One provider per node: the first through placement's API, the
-    others copied from it in bulk (thousands of API calls take too long
-    on a loaded machine, and set the same rows)."""
+    others copied from it in bulk into its database (``engine``; thousands
+    of API calls take too long on a loaded machine, and set the same
+    rows)."""
     inventories = {
         'VCPU': {'total': 64, 'allocation_ratio': 4.0},
         'MEMORY_MB': {'total': 256 * 1024, 'allocation_ratio': 1.0},
@@ -485,7 +542,7 @@ def populate_placement(placement, nodes):
     providers = placement_models.ResourceProvider.__table__
     children = (placement_models.Inventory.__table__,
                 placement_models.ResourceProviderTrait.__table__)
-    with placement_db.get_placement_engine().begin() as conn:
+    with engine.begin() as conn:
         template = dict(conn.execute(providers.select().where(
             providers.c.uuid == first)).mappings().one())
         rows = {table: [dict(row) for row in conn.execute(
@@ -891,7 +948,8 @@ def percentiles_ms(samples):
 
 
 def timed_select(ctxt, scheduler, placement, timeline=None):
-    """Seconds one ``select_destinations`` took; its claim is undone.
+    """Seconds one ``select_destinations`` took; its claim is undone
+    (and checked: a request that claimed nothing raises).
 
     ``timeline``: a :class:`Timeline` that keeps the request's interval.
     """
@@ -902,7 +960,9 @@ def timed_select(ctxt, scheduler, placement, timeline=None):
     if timeline is not None:
         end = time.perf_counter()
         timeline.requests.append((end - took, end))
-    placement.delete(f'/allocations/{spec.instance_uuid}')
+    undone = placement.delete(f'/allocations/{spec.instance_uuid}')
+    if undone.status != 204:
+        raise RuntimeError(f'no claim to undo: {undone.status} {undone}')
     return took
 
 
@@ -1014,11 +1074,12 @@ class SchedulerProcess:
 
     Nothing of one scheduler then runs in another's process: not its
     threads (our background refresher), not its garbage collections, not
-    its frozen objects. Each process has its own in-memory placement with
-    the same providers, so claims and their undoing never cross.
+    its frozen objects. Each process has its own placement
+    (:func:`placement_service`, ``placement``) with the same providers, so
+    claims and their undoing never cross.
     """
 
-    def __init__(self, name, ctxt, nodes, pushed):
+    def __init__(self, name, ctxt, nodes, pushed, placement):
         self.name = name
         self.conn, child = multiprocessing.Pipe()
         self.pid = os.fork()
@@ -1026,7 +1087,7 @@ class SchedulerProcess:
             code = 1
             try:
                 self.conn.close()
-                _serve(child, name, ctxt, nodes, pushed)
+                _serve(child, name, ctxt, nodes, pushed, placement)
                 code = 0
             except BaseException:
                 traceback.print_exc()
@@ -1049,7 +1110,7 @@ class SchedulerProcess:
         os.waitpid(self.pid, 0)
 
 
-def _serve(conn, name, ctxt, nodes, pushed):
+def _serve(conn, name, ctxt, nodes, pushed, where):
     """The child's loop: ``('request', counted)``, ``('census',)``,
     ``('results',)``, ``('exit',)``."""
     # As Nova's forked workers do: no database connection of the parent's.
@@ -1059,8 +1120,7 @@ def _serve(conn, name, ctxt, nodes, pushed):
     # with NoValidHost; it is a warm-up request, untimed.
     nova_context.CELL_TIMEOUT = max(nova_context.CELL_TIMEOUT,
                                     FIRST_LOAD_TIMEOUT)
-    with func_fixtures.PlacementFixture() as placement:
-        populate_placement(placement.api, nodes)
+    with placement_service(where, nodes) as placement:
         scheduler = make_scheduler(name, pushed)
         timeline = Timeline()
         samples, intervals = [], []
@@ -1078,7 +1138,7 @@ def _serve(conn, name, ctxt, nodes, pushed):
                         conn.send((percentiles_ms(samples), overlap_stats(
                             timeline, samples, intervals)))
                     else:
-                        took = timed_select(ctxt, scheduler, placement.api,
+                        took = timed_select(ctxt, scheduler, placement,
                                             timeline)
                         if args[0]:
                             samples.append(took)
@@ -1090,7 +1150,7 @@ def _serve(conn, name, ctxt, nodes, pushed):
 
 
 def measure_latency(ctxt, nodes, pushed, writer, requests,
-                    stock_requests=None):
+                    stock_requests=None, placement=INPROCESS):
     """``{name: percentiles}`` of ``select_destinations``, on the real
     clock, the rows changing between requests as a real cloud's do, and
     under ``'overlaps'`` what the requests overlapped (:class:`Timeline`).
@@ -1099,7 +1159,8 @@ def measure_latency(ctxt, nodes, pushed, writer, requests,
     their requests alternate, one at a time, so that load from other
     processes on the machine weighs on all of them alike. Our background
     refresher runs all along in its scheduler's process, as in the
-    service. ``stock_requests``: stock's requests, if fewer, spread evenly.
+    service. ``stock_requests``: stock's requests, if fewer, spread evenly;
+    ``placement``: where each process's placement runs (:data:`PLACEMENT`).
     """
     # As Nova does before it forks workers: no thread pool of the parent's
     # may be inherited.
@@ -1107,7 +1168,8 @@ def measure_latency(ctxt, nodes, pushed, writer, requests,
     processes = {}
     try:
         for name in (STOCK, INLINE, BACKGROUND):
-            processes[name] = SchedulerProcess(name, ctxt, nodes, pushed)
+            processes[name] = SchedulerProcess(name, ctxt, nodes, pushed,
+                                               placement)
         every = max(1, requests // (stock_requests or requests))
         for round_ in range(WARMUP + requests):
             for name, process in processes.items():
@@ -1323,17 +1385,16 @@ def run_size(args, workdir, size):
             try:
                 result = {'latency': measure_latency(
                     ctxt, nodes, pushed, writer, args.requests,
-                    args.stock_requests)}
+                    args.stock_requests, args.placement)}
             finally:
                 writer.close()
         drop_cell(cell)
         return dict(result, size=size, setup=setup, repeats=args.requests)
-    with func_fixtures.PlacementFixture() as placement:
-        populate_placement(placement.api, nodes)
+    with placement_service(args.placement, nodes) as placement:
         setup = time.perf_counter() - started
         if args.measure != 'medians':
             result = run_percentiles(args, workdir, ctxt, nodes, pushed,
-                                     placement.api, cell_url)
+                                     placement, cell_url)
             drop_cell(cell)
             return dict(result, size=size, setup=setup,
                         repeats=args.requests)
@@ -1344,7 +1405,7 @@ def run_size(args, workdir, size):
         result = measure(ctxt, {
             'stock': with_instance_info(
                 scheduler_manager.SchedulerManager(), pushed),
-            'ours': ours}, nodes, placement.api, repeats)
+            'ours': ours}, nodes, placement, repeats)
         CONF.clear_override('max_staleness', group='drs_host_cache')
         result['ours']['refresh'], changed = measure_refresh(
             ctxt, ours.host_manager, nodes, cell_url, repeats)
@@ -1583,7 +1644,8 @@ def main():
                   f'{result["repeats"]} repeats', file=sys.stderr)
             results.append(result)
     db = args.db.split('://')[0] if args.db else 'sqlite (files)'
-    concurrency = drs_service.concurrency_backend()
+    concurrency = (f'{drs_service.concurrency_backend()}; placement '
+                   f'{args.placement}')
     if args.measure != 'medians':
         print(f'Database: {db}; {args.instances_per_host} instances per '
               f'host; {concurrency}; {args.requests} requests per '

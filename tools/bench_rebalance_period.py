@@ -58,7 +58,6 @@ from nova import objects  # noqa: E402
 from nova.compute import api as compute_api  # noqa: E402
 from nova.db.main import models  # noqa: E402
 from nova.scheduler.client import report  # noqa: E402
-from nova.tests.functional import fixtures as func_fixtures  # noqa: E402
 from oslo_serialization import jsonutils  # noqa: E402
 from oslo_utils import timeutils  # noqa: E402
 
@@ -201,8 +200,7 @@ def run_size(args, workdir, size):
     hot = set(random.Random(size).sample(names, int(size * args.over)))
     #: {phase: [(wall s, CPU s) per period]}
     samples = {phase: [] for phase in PHASES + TOTALS}
-    with func_fixtures.PlacementFixture() as placement:
-        hosts_bench.populate_placement(placement.api, nodes)
+    with hosts_bench.placement_service(hosts_bench.INPROCESS, nodes):
         setup = time.perf_counter() - started
         manager = hosts_bench.with_instance_info(DRSSchedulerManager(),
                                                  pushed)
