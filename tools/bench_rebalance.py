@@ -80,8 +80,8 @@ def _ws(periods: tuple, threshold: float, retries: int,
                     ('retry_count', retries)), default)
 
 
-GRIDS = ('defaults', 'wb', 'wb+70', 'wb60', 'wb60-70', 'wb300', 'ws',
-         'full')
+GRIDS = ('defaults', 'wb', 'wb+70', 'wb60', 'wb60-70', 'wb300', 'wb300-70',
+         'ws', 'ws60-05', 'full')
 
 
 def watcher_variants(grid: str, threshold: float) -> list:
@@ -92,9 +92,12 @@ def watcher_variants(grid: str, threshold: float) -> list:
     thresholds, are far behind it; see doc/benchmarks.md); ``wb+70``:
     those and WB at 60 s, threshold 70 (the best row of most trace-seeds
     where WB at 60 s, threshold 80 is not).  ``wb60``,
-    ``wb60-70``, ``wb300``: one WB row alone, at 60 s at ``threshold`` or
-    at 70, or at its default 300 s; ``ws``: workload_stabilization's rows
-    alone (its defaults, and its grid at 60 s).  These single-strategy
+    ``wb60-70``, ``wb300``, ``wb300-70``: one WB row alone, at 60 s at
+    ``threshold`` or at 70, or at its default 300 s at ``threshold`` or
+    at 70; ``ws``: workload_stabilization's rows alone (its defaults, and
+    its grid at 60 s); ``ws60-05``: its one row that was ever the best
+    (60 s, CPU threshold 0.05, retry count 1), to run before the others
+    when time is short.  These single-strategy
     grids let a run add rows to earlier ones (``--reuse``) without
     repeating them.  ``full``: all of them, WB's other thresholds at both
     periods and workload_stabilization's grid at 60 s."""
@@ -105,6 +108,7 @@ def watcher_variants(grid: str, threshold: float) -> list:
                for t in WS_THRESHOLDS for r in WS_RETRIES
                if (t, r) != (0.1, 1)]
     others = [_wb(GRANULARITY, t) for t in WB_THRESHOLDS if t != threshold]
+    others300 = [_wb(300, t) for t in WB_THRESHOLDS if t != threshold]
     grids = {
         'defaults': [wb300, wb60] + ws,
         'wb': [wb300, wb60],
@@ -112,10 +116,10 @@ def watcher_variants(grid: str, threshold: float) -> list:
         'wb60': [wb60],
         'wb60-70': [_wb(GRANULARITY, 70.0)],
         'wb300': [wb300],
+        'wb300-70': [_wb(300, 70.0)],
         'ws': ws + ws_grid,
-        'full': ([wb300, wb60] + ws + others
-                 + [_wb(300, t) for t in WB_THRESHOLDS if t != threshold]
-                 + ws_grid),
+        'ws60-05': [_ws((GRANULARITY, GRANULARITY), 0.05, 1)],
+        'full': [wb300, wb60] + ws + others + others300 + ws_grid,
     }
     return grids[grid]
 
@@ -480,9 +484,10 @@ def main(argv=None) -> int:
                              'default periods and at 60 s (defaults); '
                              'workload_balance only, at both (wb), and '
                              'at 60 s, threshold 70 too (wb+70); one WB '
-                             'row (wb60, wb60-70, wb300); '
-                             'workload_stabilization\'s rows (ws); or the '
-                             'whole grid (full).')
+                             'row (wb60, wb60-70, wb300, wb300-70); '
+                             'workload_stabilization\'s rows (ws) or its '
+                             'row at 60 s, threshold 0.05, retry 1 '
+                             '(ws60-05); or the whole grid (full).')
     parser.add_argument('--seeds', default='1,2,3',
                         help='Comma-separated seeds (the synthetic trace '
                              'and bursts, flavors and placement).')

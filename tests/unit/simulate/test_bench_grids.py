@@ -43,6 +43,10 @@ class WatcherGridTest(testtools.TestCase):
                          self._labels('wb60-70'))
         self.assertEqual(['WB period 300 s, threshold 80 (default)'],
                          self._labels('wb300'))
+        self.assertEqual(['WB period 300 s, threshold 70'],
+                         self._labels('wb300-70'))
+        self.assertEqual(['WS period 60 s, threshold 0.05, retry 1'],
+                         self._labels('ws60-05'))
         self.assertEqual(['WB period 300 s, threshold 80 (default)',
                           'WB period 60 s, threshold 80',
                           'WB period 60 s, threshold 70'],
@@ -61,6 +65,17 @@ class WatcherGridTest(testtools.TestCase):
         self.assertEqual([v for v in full if v.kind == self.bench.WS], ws)
         self.assertEqual(5, len(ws))
         self.assertEqual(1, sum(v.default for v in ws))
+
+    def test_ws60_05_is_a_row_of_ws_at_60_s_threshold_005_retry_1(self):
+        [row] = self.bench.watcher_variants('ws60-05', THRESHOLD)
+        self.assertIn(row, self.bench.watcher_variants('ws', THRESHOLD))
+        parameters = dict(row.parameters)
+        self.assertEqual({'instance': 60, 'compute_node': 60, 'node': 0},
+                         parameters['periods'])
+        self.assertEqual(0.05,
+                         parameters['thresholds']['instance_cpu_usage'])
+        self.assertEqual(1, parameters['retry_count'])
+        self.assertFalse(row.default)
 
     def test_every_grid_is_part_of_full(self):
         full = self._labels('full')
