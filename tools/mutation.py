@@ -46,6 +46,11 @@ COSMIC_RAY = os.path.join(os.path.dirname(sys.executable), 'cosmic-ray')
 
 _FILTERS = 'tests.unit.filters.'
 _REBALANCE = 'tests.unit.rebalance.'
+_HOST_MANAGER = 'tests.unit.host_manager.'
+#: Most sensitive first: a killed mutant stops at its first failure.
+_HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
+    'test_refresh', 'test_requests', 'test_isolation', 'test_reuse',
+    'test_background', 'test_owner_trait')]
 _PLANNER_TESTS = [_REBALANCE + name for name in (
     'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
     'test_cost', 'test_policies', 'test_deviation')]
@@ -85,6 +90,29 @@ MODULES = {
                            _REBALANCE + 'test_conf'] + _PLANNER_TESTS,
     'rebalance/record.py': ['tests.unit.live.test_record',
                             'tests.unit.live.test_deadline.NotRelievedTest'],
+    'rebalance/rebalancer.py': [
+        'tests.unit.test_pacing.PeriodBudgetTest',
+        'tests.unit.live.test_deadline.NotRelievedTest'],
+    'pacing.py': ['tests.unit.test_pacing',
+                  _HOST_MANAGER + 'test_background.GivingWayTest'],
+    'deadline.py': ['tests.unit.live.test_deadline',
+                    'tests.unit.live.test_nova_source'],
+    'host_manager/__init__.py': [_HOST_MANAGER + 'test_refresh'],
+    'host_manager/manager.py': _HOST_CACHE_TESTS,
+    'host_manager/snapshot.py': _HOST_CACHE_TESTS,
+    'host_manager/rows.py': _HOST_CACHE_TESTS,
+    'host_manager/state.py': [_HOST_MANAGER + 'test_isolation',
+                              _HOST_MANAGER + 'test_reuse',
+                              _HOST_MANAGER + 'test_requests'],
+    'host_manager/freezing.py': [
+        _HOST_MANAGER + 'test_freezing',
+        _HOST_MANAGER + 'test_background.FreezingTest'],
+    'host_manager/filtering.py': [
+        _HOST_MANAGER + 'test_handlers.FilterHandlerTest'],
+    'host_manager/weighing.py': [
+        _HOST_MANAGER + 'test_handlers.WeightHandlerTest'],
+    'db/store.py': ['tests.unit.db.test_store',
+                    _REBALANCE + 'test_recommendations'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '
