@@ -56,21 +56,41 @@ class GiveWayTest(testtools.TestCase):
                 raise ValueError()
         self.assertEqual(0, self.requests.count)
 
-    def test_paced_pauses_every_nth_item(self):
-        with mock.patch.object(pacing, 'pause') as pause:
-            self.assertEqual(list(range(7)), list(pacing.paced(
-                range(7), every=3)))
-        self.assertEqual(2, pause.call_count)
+    def paced(self, items, **kwargs):
+        """What ``paced`` yields, with ``'pause'`` where it pauses."""
+        seen = []
+        with mock.patch.object(pacing, 'pause',
+                               lambda: seen.append('pause')):
+            for item in pacing.paced(items, **kwargs):
+                seen.append(item)
+        return seen
+
+    def test_paced_pauses_before_every_nth_item(self):
+        self.assertEqual([0, 1, 'pause', 2, 3, 4, 'pause', 5, 6],
+                         self.paced(range(7), every=3))
+
+    def test_paced_by_default_pauses_before_every_50th_item(self):
+        # doc/architecture.md: a pacing point every 50 hosts.
+        seen = self.paced(range(100))
+        self.assertEqual([49, 99], [seen[i + 1] for i, item
+                                    in enumerate(seen) if item == 'pause'])
+        self.assertEqual(list(range(100)),
+                         [item for item in seen if item != 'pause'])
 
     def steps(self):
         return [c for c in self.sleep.call_args_list if c != mock.call(0)]
 
     def test_gives_way_at_most_its_budget_in_all(self):
         pace = pacing.Budgeted(self.requests, budget=0.5)
+        waits = []
         with self.requests.request():
             for _ in range(5):
+                before = pace.waited
                 pace()
-        # 0.2 s, 0.2 s, then the 0.1 s left; after that only sleep(0).
+                waits.append(round(pace.waited - before, 6))
+        # 0.2 s a point (doc/host-manager.md), then the 0.1 s left; after
+        # that only sleep(0).
+        self.assertEqual([0.2, 0.2, 0.1, 0.0, 0.0], waits)
         self.assertAlmostEqual(0.5, pace.waited)
         self.assertAlmostEqual(0.5, len(self.steps()) * pacing.STEP)
         self.assertEqual([mock.call(0)] * 2,
@@ -108,7 +128,9 @@ class PauseTest(testtools.TestCase):
     def test_outside_a_budget_a_point_waits_at_most_limit(self):
         with pacing.REQUESTS.request():
             pacing.pause()
-        self.assertAlmostEqual(pacing.LIMIT, self.waited())
+        # doc/host-manager.md: at most 0.2 s at a point, in 2 ms steps.
+        self.assertEqual([mock.call(0)] + [mock.call(0.002)] * 100,
+                         self.sleep.call_args_list)
 
     def test_within_a_budget_longer_at_a_point_and_bounded_in_all(self):
         with pacing.budget(1.5) as pace, pacing.REQUESTS.request():

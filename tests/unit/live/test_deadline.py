@@ -2,10 +2,13 @@
 
 import threading
 import time
+from unittest import mock
 
+import futurist
 import testtools
 
 from nova_drs_scheduler import deadline
+from nova_drs_scheduler import service
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
@@ -32,6 +35,34 @@ class GatherTest(testtools.TestCase):
             raise base.MetricsUnavailable('down')
         self.assertRaises(base.MetricsUnavailable, deadline.gather,
                           {'a': fail}, 5)
+
+    def test_executor_of_the_process_kind_with_at_most_8_workers(self):
+        made = []
+
+        class Executor:
+            """Records its workers; runs each call at once."""
+
+            def __init__(self, max_workers):
+                made.append(max_workers)
+
+            def submit(self, call):
+                future = futurist.Future()
+                future.set_result(call())
+                return future
+
+        for backend, kind, count, workers in (
+                ('eventlet', 'GreenThreadPoolExecutor', 10, 8),
+                ('threading', 'ThreadPoolExecutor', 10, 8),
+                ('threading', 'ThreadPoolExecutor', 3, 3)):
+            made.clear()
+            calls = {n: (lambda n=n: n * n) for n in range(count)}
+            with mock.patch.object(service, 'concurrency_backend',
+                                   return_value=backend), \
+                    mock.patch.object(futurist, kind, Executor):
+                self.assertEqual(
+                    ({n: n * n for n in range(count)}, set()),
+                    deadline.gather(calls, 5))
+            self.assertEqual([workers], made)
 
 
 class Hung(base.MetricsSource):
