@@ -252,12 +252,16 @@ class RefresherLifecycleTest(base.HostCacheTestCase):
 
 class YieldingTest(base.HostCacheTestCase):
 
-    def test_merge_yields_every_few_rows(self):
-        with mock.patch.object(snapshot.time, 'sleep') as sleep:
-            self.assertEqual(list(range(120)),
-                             list(snapshot._paced(range(120), None)))
-        self.assertEqual([mock.call(0)] * (120 // snapshot.YIELD_EVERY),
-                         sleep.call_args_list)
+    def test_merge_yields_before_every_50th_row(self):
+        # doc/host-manager.md: other threads run every 50 rows.
+        seen = []
+        with mock.patch.object(snapshot.time, 'sleep', seen.append):
+            for row in snapshot._paced(range(120), None):
+                seen.append(('row', row))
+        self.assertEqual(
+            [('row', row) for row in range(49)] + [0] +
+            [('row', row) for row in range(49, 99)] + [0] +
+            [('row', row) for row in range(99, 120)], seen)
 
     def test_pace_runs_every_few_rows(self):
         pace = mock.Mock()

@@ -21,7 +21,7 @@ OLD = (THRESHOLD or service_obj.SERVICE_VERSION) - 1
 
 
 @main_db_api.pick_context_manager_writer
-def _update_service(context, host, values):
+def update_service(context, host, values):
     # Service.save() refuses to go below the minimum version: write the row.
     context.session.query(models.Service).filter_by(
         host=host, binary='nova-compute').update(
@@ -43,7 +43,7 @@ class MinVersionTest(base.HostCacheTestCase):
 
     def set_service(self, host, cell=None, **values):
         with self.cell_context(cell) as cctxt:
-            _update_service(cctxt, host, values)
+            update_service(cctxt, host, values)
 
     def assertAgreesWithNova(self, expected):
         self.advance()  # the next read sees the rows written so far
@@ -107,7 +107,7 @@ class RequireTraitTest(base.HostCacheTestCase):
 
     def test_left_to_nova_when_a_compute_is_old(self):
         with self.cell_context() as cctxt:
-            _update_service(cctxt, 'host1', {'version': OLD})
+            update_service(cctxt, 'host1', {'version': OLD})
         self.advance()
         self.states()
         self.assertFalse(self.require(test_requests.full_spec()))

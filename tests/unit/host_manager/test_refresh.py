@@ -1,5 +1,6 @@
 """Incremental refresh and the staleness bound, one change at a time."""
 
+import dataclasses
 import datetime
 import threading
 import time
@@ -221,6 +222,40 @@ class RefreshTest(base.HostCacheTestCase):
         self.assertIs(before.services['host2'], after.services['host2'])
         self.assertIsNot(before.nodes[compute.uuid],
                          after.nodes[compute.uuid])
+
+    def test_full_reload_due_exactly_at_its_interval(self):
+        self.add_compute('host1')
+        self.flags(full_refresh_interval=60, group='drs_host_cache')
+        self.states()
+        first = self.snapshot().full_loaded_at
+        self.advance(30)
+        self.states()
+        self.assertEqual(first, self.snapshot().full_loaded_at)
+        self.advance(30)
+        self.states()
+        self.assertEqual(first + 60, self.snapshot().full_loaded_at)
+
+    def test_zero_interval_reloads_in_full_only_the_first_time(self):
+        self.add_compute('host1')
+        self.flags(full_refresh_interval=0, group='drs_host_cache')
+        self.states()
+        first = self.snapshot()
+        self.advance(3600)
+        self.states()
+        self.assertIsNot(first, self.snapshot())
+        self.assertEqual(first.full_loaded_at,
+                         self.snapshot().full_loaded_at)
+
+    def test_snapshots_are_immutable(self):
+        # Requests read a snapshot while a refresh builds the next one.
+        self.add_compute('host1')
+        self.states()
+        snap = self.snapshot()
+        entry, = snap.nodes.values()
+        for obj, field in ((snap, 'nodes'), (entry, 'template'),
+                           (snap.services['host1'], 'view')):
+            self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                              obj, field, None)
 
     def test_invalidate_reloads_everything(self):
         self.add_compute('host1')

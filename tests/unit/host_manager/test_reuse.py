@@ -11,6 +11,7 @@ from oslo_utils.fixture import uuidsentinel as uuids
 
 from tests.unit.host_manager import base
 from tests.unit.host_manager import test_isolation
+from tests.unit.host_manager import test_owner_trait
 
 
 def metrics_json(value):
@@ -197,6 +198,17 @@ class ServiceViewTest(base.HostCacheTestCase):
         self.assertEqual(2, after.view['report_count'])
         self.assertGreater(after.view['last_seen_up'],
                            self.before.service.created_at)
+        self.assertIs(self.before.view['created_at'],
+                      after.view['created_at'])
+
+    def test_one_heartbeat_column_alone_copies_the_previous_view(self):
+        with self.cell_context() as cctxt:
+            test_owner_trait.update_service(
+                cctxt, 'host1', {'updated_at': timeutils.utcnow()})
+        self.advance()
+        self.states()
+        after = self.entry()
+        self.assertIsNot(self.before, after)
         self.assertIs(self.before.view['created_at'],
                       after.view['created_at'])
 
