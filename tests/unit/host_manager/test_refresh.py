@@ -127,7 +127,7 @@ class RefreshTest(base.HostCacheTestCase):
         with self.count_sql() as sql:
             self.states([uuids.sharing_provider])
         self.assertEqual(3, len(sql.queries))  # One refresh, looking.
-        self.advance(manager_mod.UNKNOWN_NODE_MAX_AGE - 0.1)
+        self.advance(0.9)
         with self.count_sql() as sql:
             self.states([uuids.sharing_provider])
         self.assertEqual([], sql.queries)

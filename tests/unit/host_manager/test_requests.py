@@ -95,13 +95,21 @@ class InstanceInfoTest(base.HostCacheTestCase):
 
     def test_re_read_for_a_compute_wins_over_older_rows(self):
         # A compute's first instance report makes stock re-read the host:
-        # that read is newer than the cached rows and is used at once.
+        # that read is newer than the cached rows, or as old (the same
+        # instant on the cache's clock), and is used at once.
         self.states()
         new = self.add_instance('host2')
-        self.advance(1)
         self.manager.update_instance_info(
             self.ctxt, 'host2', objects.InstanceList(objects=[new]))
         self.assertEqual([new.uuid], list(self.states()['host2'].instances))
+
+    def test_instances_read_at_start_up_lose_to_the_rows(self):
+        # Stock reads every host's instances when the service starts; the
+        # rows refreshed since are newer, until the compute pushes.
+        self.manager._instance_info['host1'] = {'instances': {},
+                                                'updated': False}
+        self.assertEqual([self.instance.uuid],
+                         list(self.states()['host1'].instances))
 
     def test_moved_and_deleted_instances_follow_within_the_bound(self):
         self.states()
