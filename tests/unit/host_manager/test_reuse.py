@@ -137,6 +137,21 @@ class ReuseTest(base.HostCacheTestCase):
         self.assertEqual('aarch64', after.compute.supported_hv_specs[0].arch)
         self.assert_parsed_as_nova_does(after)
 
+    def test_a_group_reused_when_every_other_column_changed(self):
+        numa = objects.NUMATopology.obj_from_db_obj(
+            test_isolation.numa_topology_json())
+        numa.cells[0].cpu_usage = 1
+        pools = test_isolation.pci_pools()
+        pools[0].count = 1
+        after = self.report(
+            numa_topology=numa._to_json(),
+            pci_stats=jsonutils.dumps(pools.obj_to_primitive()),
+            stats=jsonutils.dumps({'num_instances': '4'}),
+            supported_instances=jsonutils.dumps([['aarch64', 'kvm',
+                                                  'hvm']]))
+        self.assertIs(self.before.template.metrics, after.template.metrics)
+        self.assert_parsed_as_nova_does(after)
+
     def test_full_reload_reuses_unchanged_json(self):
         self.flags(full_refresh_interval=1, group='drs_host_cache')
         after = self.report(vcpus_used=5)
