@@ -91,6 +91,7 @@ MODULES = {
     'rebalance/record.py': ['tests.unit.live.test_record',
                             'tests.unit.live.test_deadline.NotRelievedTest'],
     'rebalance/rebalancer.py': [
+        'tests.unit.live.test_rebalancer',
         'tests.unit.test_pacing.PeriodBudgetTest',
         'tests.unit.live.test_deadline.NotRelievedTest'],
     'pacing.py': ['tests.unit.test_pacing',

@@ -1,0 +1,427 @@
+"""One rebalance period's decisions around the planner: whether it runs,
+what a skipped one records, what starts, what is recommended, and how
+moves' outcomes end their recommendations.  Nova and the DRS database are
+stand-ins here; tests/functional/rebalance runs the whole period."""
+
+import datetime
+import logging
+from unittest import mock
+
+import fixtures
+import testtools
+from nova import objects
+from oslo_config import fixture as config_fixture
+from oslo_db import exception as db_exc
+
+from nova_drs_scheduler import conf
+from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.rebalance import candidates
+from nova_drs_scheduler.rebalance import executor
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import record
+from nova_drs_scheduler.rebalance.sources import base as sources_base
+
+
+class PeriodTestCase(testtools.TestCase):
+    """A Rebalancer whose leader, store, executor and telemetry are
+    mocks; ``self.config`` sets options."""
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(
+            config_fixture.Config(conf.CONF)).config
+        self.config(automation='automatic', group='drs')
+        self.period = rebalancer.Rebalancer.__new__(rebalancer.Rebalancer)
+        self.period.leader = mock.Mock(**{'check.return_value': (True, '')})
+        self.period.store = mock.Mock()
+        self.period.executor = mock.Mock()
+        self.period.telemetry = mock.Mock()
+        self.period._leading = False
+        self.log = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
+
+
+class RunTest(PeriodTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.period._lead = mock.Mock()
+        self.aggregates = self.useFixture(fixtures.MockPatchObject(
+            objects.AggregateList, 'get_all', return_value=[])).mock
+
+    def test_automation_off_skips_without_asking_the_leader(self):
+        self.config(automation='off', group='drs')
+        self.config(host='sched-1')
+        rec = self.period.run(mock.sentinel.context)
+        self.assertEqual(('automation is off', 'sched-1', 'off'),
+                         (rec['skipped'], rec['scheduler'],
+                          rec['automation']))
+        self.period.telemetry.skipped.assert_called_once_with(
+            'automation_off')
+        self.period.leader.check.assert_not_called()
+        self.period._lead.assert_not_called()
+        self.aggregates.assert_called_once_with(mock.sentinel.context)
+
+    def test_an_aggregate_turns_it_on_while_automation_is_off(self):
+        self.config(automation='off', group='drs')
+        self.aggregates.return_value = [objects.Aggregate(
+            metadata={'drs_automation': 'manual'})]
+        rec = self.period.run(mock.sentinel.context)
+        self.assertIsNone(rec['skipped'])
+        self.period._lead.assert_called_once_with(mock.sentinel.context, rec)
+
+    def test_unreadable_aggregates_leave_it_off(self):
+        self.config(automation='off', group='drs')
+        self.aggregates.side_effect = db_exc.DBError('gone')
+        rec = self.period.run(None)
+        self.assertEqual('automation is off', rec['skipped'])
+        self.assertIn('DRS cannot read aggregates: gone', self.log.output)
+
+    def test_automation_on_does_not_read_aggregates(self):
+        self.period.run(None)
+        self.aggregates.assert_not_called()
+
+    def test_not_leader_skips_and_adopts_again_once_leading(self):
+        self.period._leading = True
+        self.period.leader.check.return_value = (False, 'sched-2 leads')
+        rec = self.period.run(mock.sentinel.context)
+        self.period.leader.check.assert_called_once_with(
+            mock.sentinel.context)
+        self.assertEqual('sched-2 leads', rec['skipped'])
+        self.assertFalse(self.period._leading)
+        self.period.telemetry.leader.assert_called_once_with(False)
+        self.period.telemetry.skipped.assert_called_once_with('not_leader')
+        self.period._lead.assert_not_called()
+
+    def test_leader_leads_the_period(self):
+        rec = self.period.run(mock.sentinel.context)
+        self.assertIsNone(rec['skipped'])
+        self.period.telemetry.leader.assert_called_once_with(True)
+        self.period._lead.assert_called_once_with(mock.sentinel.context, rec)
+        self.period.telemetry.ran.assert_called_once()
+        self.period.telemetry.skipped.assert_not_called()
+        self.period.store.add.assert_not_called()
+
+    def test_unreadable_data_skips_the_period_and_keeps_it(self):
+        for error, reason in (
+                (sources_base.MetricsUnavailable('no metrics'), 'metrics'),
+                (db_exc.DBError('no database'), 'database'),
+                (candidates.PlacementUnavailableError('no placement'),
+                 'placement')):
+            self.period.telemetry.reset_mock()
+            self.period.store.reset_mock()
+
+            def lead(context, rec, error=error):
+                rec['hosts'].append({'host': 'h1'})
+                raise error
+            self.period._lead = lead
+            rec = self.period.run(None)
+            self.assertEqual(f'period skipped: {error}', rec['skipped'])
+            self.period.telemetry.skipped.assert_called_once_with(reason)
+            self.period.telemetry.ran.assert_not_called()
+            self.period.store.add.assert_called_once_with(
+                dict(rec, hosts=[], moves=[]))
+            self.assertIn('DRS rebalance period skipped, no move made: '
+                          f'{error}', self.log.output)
+
+    def test_a_skipped_period_the_store_refuses_is_not_kept(self):
+        self.period._lead.side_effect = db_exc.DBError('no database')
+        self.period.store.add.side_effect = db_exc.DBError('still none')
+        rec = self.period.run(None)
+        self.assertEqual('period skipped: no database', rec['skipped'])
+        self.assertIn('Skipped period not stored: still none',
+                      self.log.output)
+
+    def test_other_errors_are_not_a_skipped_period(self):
+        self.period._lead.side_effect = RuntimeError('bug')
+        self.assertRaises(RuntimeError, self.period.run, None)
+        self.period.store.add.assert_not_called()
+
+
+def move(instance, source='h1', destination='h3'):
+    return model.Move(instance=instance, source=source,
+                      destination=destination, reason='cpu',
+                      expected={})
+
+
+class Instance:
+    def __init__(self, cell):
+        self.cell = cell
+
+
+class LeadTest(PeriodTestCase):
+    """What a leading period starts, recommends and stores, in order."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(history_size=5, history_max_age=60,
+                    migration_timeout=30, group='drs')
+        self.period.windows = mock.Mock()
+        self.period.executor.poll.return_value = []
+        self.period.executor.start.side_effect = (
+            lambda record_id, move, cell: {'status': 'started',
+                                           'cell': cell})
+        self.period.store.recommend.return_value = 7
+        self.period.store.unfinished.return_value = []
+        self.planned = [move('i1', 'h1'), move('i2', 'h2')]
+        self.approved = [(5, move('i0', 'h0'))]
+        self.levels = {'h1': 'automatic', 'h2': 'manual'}
+        cloud = mock.Mock(instances={
+            name: Instance(f'cell-{name}') for name in ('i0', 'i1', 'i2')})
+
+        def plan(context, config, rec, windows, acting):
+            self.assertTrue(acting)
+            rec['moves'] = [dict(m, outcome={'status': 'planned'}) for m in (
+                {'instance': p.instance, 'source': p.source,
+                 'destination': p.destination} for p in self.planned)]
+            rec['hosts'] = [{'host': 'h1', 'violated': True,
+                             'reason': 'hot'}]
+            return (mock.Mock(moves=self.planned), cloud, self.levels,
+                    self.approved)
+        self.period._plan = plan
+        # One log of the store's and executor's calls, in order.
+        self.calls = mock.Mock()
+        self.calls.attach_mock(self.period.store, 'store')
+        self.calls.attach_mock(self.period.executor, 'executor')
+
+    def lead(self):
+        rec = record.new_record('automatic', model.PlannerConfig())
+        self.period._lead(mock.sentinel.context, rec)
+        return rec
+
+    def outcomes(self, rec):
+        return {m['instance']: {k: v for k, v in m['outcome'].items()
+                                if k != 'time'} for m in rec['moves']}
+
+    def test_starts_approved_and_automatic_moves_recommends_the_rest(self):
+        rec = self.lead()
+        self.assertEqual(
+            {'i0': {'status': 'started', 'cell': 'cell-i0',
+                    'recommendation': 5},
+             'i1': {'status': 'started', 'cell': 'cell-i1'},
+             'i2': {'status': 'recommended', 'recommendation': 7}},
+            self.outcomes(rec))
+        self.period.store.recommend.assert_called_once_with(
+            rec['id'], record.move_of(rec, 'i2'))
+        self.assertEqual(
+            [mock.call(rec['id'], self.approved[0][1], 'cell-i0'),
+             mock.call(rec['id'], self.planned[0], 'cell-i1')],
+            self.period.executor.start.call_args_list)
+        self.period.telemetry.moves.assert_any_call('planned', 2)
+
+    def test_a_level_not_given_is_the_option(self):
+        self.levels.clear()
+        self.config(automation='manual', group='drs')
+        self.assertEqual('recommended', self.outcomes(self.lead())['i1'][
+            'status'])
+
+    def test_stored_before_any_start_then_purged(self):
+        rec = self.lead()
+        names = [name for name, _args, _kwargs in self.calls.mock_calls
+                 if name.split('.')[-1] in ('add', 'start', 'purge',
+                                            'save_windows')]
+        self.assertEqual(['store.save_windows', 'store.add',
+                          'executor.start', 'executor.start',
+                          'store.purge'], names)
+        self.period.store.purge.assert_called_once_with(5, 60)
+        stored = self.period.store.add.call_args.args[0]
+        self.assertIs(rec, stored)
+        self.period.store.save_windows.assert_called_once_with(
+            self.period.windows.return_value.export.return_value,
+            {'h1': {'host': 'h1', 'violated': True, 'reason': 'hot'}})
+
+    def test_each_start_stored_as_an_outcome(self):
+        rec = self.lead()
+        self.assertEqual(
+            [mock.call(rec['id'], 'i0', {'status': 'started',
+                                         'cell': 'cell-i0',
+                                         'recommendation': 5}),
+             mock.call(rec['id'], 'i1', {'status': 'started',
+                                         'cell': 'cell-i1'})],
+            self.period.store.set_outcome.call_args_list)
+
+    def test_outcomes_collected_before_and_after(self):
+        self.lead()
+        self.assertEqual([mock.call(30)] * 2,
+                         self.period.executor.poll.call_args_list)
+
+    def test_unfinished_moves_adopted_once_on_leading(self):
+        self.lead()
+        self.lead()
+        self.period.store.unfinished.assert_called_once_with()
+        self.assertTrue(self.period._leading)
+
+
+class OutcomeTest(PeriodTestCase):
+
+    def test_an_ended_move_ends_its_recommendation(self):
+        for status, state in (('completed', db_store.COMPLETED),
+                              ('failed', db_store.FAILED),
+                              ('timeout', db_store.FAILED),
+                              ('not_started', db_store.FAILED)):
+            self.period.store.reset_mock()
+            self.period.telemetry.reset_mock()
+            outcome = {'status': status, 'error': 'why'}
+            self.period._outcome('r1', 'i1', outcome)
+            self.period.store.set_outcome.assert_called_once_with(
+                'r1', 'i1', outcome)
+            self.period.telemetry.moves.assert_called_once_with(status, 1)
+            self.period.store.close_started.assert_called_once_with(
+                'i1', state, 'why')
+
+    def test_a_started_move_keeps_it_open(self):
+        self.period._outcome('r1', 'i1', {'status': 'started'})
+        self.period.store.close_started.assert_not_called()
+        self.period.telemetry.moves.assert_called_once_with('started', 1)
+
+    def test_collected_outcomes_are_stored(self):
+        self.config(migration_timeout=30, group='drs')
+        self.period.executor.poll.return_value = [
+            ('r1', 'i1', {'status': 'completed'})]
+        self.period.collect_outcomes()
+        self.period.executor.poll.assert_called_once_with(30)
+        self.period.store.set_outcome.assert_called_once_with(
+            'r1', 'i1', {'status': 'completed'})
+
+
+class AdoptTest(PeriodTestCase):
+
+    def test_started_moves_followed_the_others_asked_about(self):
+        created = [datetime.datetime(2026, 11, 24, hour) for hour in
+                   range(4)]
+        self.period.store.unfinished.return_value = [
+            ('r1', 'i1', {'status': 'started', 'migration': 'm1',
+                          'time': '2026-11-24T10:30:00'}, created[0]),
+            ('r2', 'i2', {'status': 'started', 'migration': 'm2'},
+             created[1]),
+            ('r3', 'i3', {'status': 'starting'}, created[2]),
+            ('r4', 'i4', {'status': 'started', 'migration': None},
+             created[3])]
+        self.period.executor.adopt_starting.return_value = {
+            'status': 'not_started'}
+        self.period._adopt_unfinished()
+        self.assertEqual(
+            [mock.call('r1', 'i1', 'm1',
+                       datetime.datetime(2026, 11, 24, 10, 30,
+                                         tzinfo=datetime.timezone.utc)),
+             mock.call('r2', 'i2', 'm2', created[1])],
+            self.period.executor.adopt.call_args_list)
+        self.assertEqual(
+            [mock.call('r3', 'i3', created[2]),
+             mock.call('r4', 'i4', created[3])],
+            self.period.executor.adopt_starting.call_args_list)
+        self.assertEqual(
+            [mock.call('r3', 'i3', {'status': 'not_started'}),
+             mock.call('r4', 'i4', {'status': 'not_started'})],
+            self.period.store.set_outcome.call_args_list)
+
+
+class NamedInstancesTest(PeriodTestCase):
+
+    def test_drs_migrations_and_open_recommendations(self):
+        cloud = mock.Mock(migrations=[
+            mock.Mock(instance_uuid='a', user_id=executor.DRS_USER),
+            mock.Mock(instance_uuid='b', user_id='admin')])
+        self.period.store.recommendations.return_value = [
+            {'instance': 'c'}]
+        self.assertEqual({'a', 'c'}, self.period._named_instances(cloud))
+        self.period.store.recommendations.assert_called_once_with(
+            (db_store.PENDING, db_store.APPROVED))
+
+
+class PrepareTest(PeriodTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.sync = self.useFixture(fixtures.MockPatchObject(
+            migration, 'sync')).mock
+        self.period.store.engine.dialect.name = 'sqlite'
+        self.period.store.import_file.return_value = 3
+
+    def test_sqlite_is_created_and_upgraded(self):
+        self.period.prepare()
+        self.sync.assert_called_once_with(self.period.store.engine)
+        self.period.store.check.assert_called_once_with()
+        self.period.store.import_file.assert_not_called()
+
+    def test_another_database_is_only_checked(self):
+        self.period.store.engine.dialect.name = 'mysql'
+        self.period.prepare()
+        self.sync.assert_not_called()
+        self.period.store.check.assert_called_once_with()
+
+    def test_history_file_imported_once_it_exists(self):
+        path = self.useFixture(fixtures.TempDir()).join('history.jsonl')
+        self.config(history_file=path, history_size=9, group='drs')
+        self.period.prepare()
+        self.period.store.import_file.assert_not_called()
+        self.assertIn('[drs] history_file is deprecated', self.log.output)
+        open(path, 'w').close()
+        self.period.prepare()
+        self.period.store.import_file.assert_called_once_with(path, 9)
+        self.assertIn(f'Imported 3 decision records from {path}',
+                      self.log.output)
+
+    def test_an_unusable_database_is_one_clear_error(self):
+        for error in (db_exc.DBError('refused'),
+                      migration.NotMigratedError('behind'),
+                      OSError('read-only')):
+            self.period.store.check.side_effect = error
+            raised = self.assertRaises(conf.ConfigError,
+                                       self.period.prepare)
+            self.assertIn(f'is not usable: {error}', str(raised))
+            self.assertIn('nova-drs db sync', str(raised))
+
+
+def host(name):
+    return model.HostSnapshot(name=name, vcpus=10, memory_mb=8192,
+                              cpu_percent=90, ram_percent=None, counter=1)
+
+
+class UnmeasuredTest(testtools.TestCase):
+
+    def test_late_hosts_instances_blocked_unless_already(self):
+        snapshot = model.Snapshot(
+            hosts={'h1': host('h1'), 'h2': host('h2')},
+            instances=[
+                model.InstanceSnapshot('a', 'h1', 2, 512, 4.5),
+                model.InstanceSnapshot('b', 'h1', 2, 512, 4.5,
+                                       blocked='cooldown'),
+                model.InstanceSnapshot('c', 'h2', 2, 512, 4.5)],
+            config=model.PlannerConfig())
+        result = rebalancer.unmeasured(snapshot, frozenset({'h1'}))
+        self.assertEqual(
+            [record.NOT_MEASURED_BLOCK, 'cooldown', None],
+            [inst.blocked for inst in result.instances])
+        self.assertIs(snapshot, rebalancer.unmeasured(snapshot,
+                                                      frozenset()))
+
+
+class LogPeriodTest(testtools.TestCase):
+
+    def test_one_info_line_and_each_verdict_at_debug(self):
+        log = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
+        rec = {'id': 'r1', 'automation': 'automatic', 'hosts': [
+            {'host': 'h1', 'reason': 'hot', 'cpu_percent': 95.0,
+             'counter': 3, 'violated': True},
+            {'host': 'h2', 'reason': 'warm', 'cpu_percent': 85.0,
+             'counter': 1, 'violated': False},
+            {'host': 'h3', 'reason': 'cool', 'cpu_percent': 0.0,
+             'counter': 0, 'violated': False},
+            {'host': 'h4', 'reason': 'unmeasured', 'cpu_percent': None,
+             'counter': 0, 'violated': False}],
+            'moves': [{'instance': 'i1', 'source': 'h1',
+                       'destination': 'h3',
+                       'outcome': {'status': 'started'}}]}
+        rebalancer._log_period(rec)
+        rebalancer._log_period({'id': 'r2', 'automation': 'manual',
+                                'hosts': [], 'moves': []})
+        self.assertEqual(
+            ['DRS host h1: hot', 'DRS host h2: warm', 'DRS host h3: cool',
+             'DRS host h4: unmeasured',
+             'DRS period r1 (automatic): 4 hosts, 3 judged, 2 over, '
+             '1 violated (h1); 1 move(s): i1 h1->h3 started',
+             'DRS period r2 (manual): 0 hosts, 0 judged, 0 over, '
+             '0 violated; 0 move(s)'],
+            log.output.splitlines())
