@@ -96,6 +96,21 @@ class GiveWayTest(testtools.TestCase):
         self.assertEqual([mock.call(0)] * 2,
                          self.sleep.call_args_list[-2:])
 
+    def test_a_budget_overspent_by_rounding_then_waits_no_more(self):
+        # 0.099 s is 49.5 steps, rounded to 50: the budget ends 1 ms below
+        # zero, and a limit below zero must not make a point wait.
+        def sleep(seconds):
+            if len(self.sleep.call_args_list) > 1000:
+                raise AssertionError('a point waits for ever')
+        self.sleep.side_effect = sleep
+        pace = pacing.Budgeted(self.requests, budget=0.099)
+        with self.requests.request():
+            pace()
+            pace()
+        self.assertAlmostEqual(0.1, pace.waited)
+        self.assertEqual([mock.call(0)] + [mock.call(0.002)] * 50 +
+                         [mock.call(0)], self.sleep.call_args_list)
+
     def test_no_request_no_wait_and_budget_kept(self):
         pace = pacing.Budgeted(self.requests, budget=0.5)
         for _ in range(3):
