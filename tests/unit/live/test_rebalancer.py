@@ -12,12 +12,14 @@ import testtools
 from nova import objects
 from oslo_config import fixture as config_fixture
 from oslo_db import exception as db_exc
+from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
+from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import record
@@ -251,6 +253,123 @@ class LeadTest(PeriodTestCase):
         self.lead()
         self.period.store.unfinished.assert_called_once_with()
         self.assertTrue(self.period._leading)
+
+
+class SnapshotTest(PeriodTestCase):
+    """What a period reads: the hosts, the samples of those up, the
+    instances of those over their threshold and those named, and their
+    loads within the deadline."""
+
+    NOW = datetime.datetime(2026, 11, 24, 12, 0)
+
+    def setUp(self):
+        super().setUp()
+        self.config(instance_cooldown=100, quarantine_time=400,
+                    migration_timeout=300, no_return_time=200,
+                    instance_metrics_timeout=7, group='drs')
+        self.useFixture(utils_fixture.TimeFixture(self.NOW))
+        self.useFixture(fixtures.MockPatchObject(
+            rebalancer.time, 'time', return_value=1234.0))
+
+        def aggregates(level):
+            return [objects.Aggregate(name='a', metadata={
+                'drs_automation': level, 'drs_cpu_threshold': '70'})]
+        self.rows = {
+            'h1': mock.Mock(aggregates=[], up=True),
+            'h2': mock.Mock(aggregates=aggregates('off'), up=True),
+            'h3': mock.Mock(aggregates=aggregates('manual'), up=False)}
+        self.cloud = live.Cloud(hosts=self.rows, instances={},
+                                migrations=[])
+        self.read_cloud = self.useFixture(fixtures.MockPatchObject(
+            live, 'read_cloud', return_value=self.cloud)).mock
+        self.instances = {'i1': mock.Mock(host='h1'),
+                          'i3': mock.Mock(host='h3')}
+        self.read_instances = self.useFixture(fixtures.MockPatchObject(
+            live, 'read_instances', side_effect=lambda *args: (
+                self.cloud.instances.update(self.instances)))).mock
+        self.build = self.useFixture(fixtures.MockPatchObject(
+            live, 'build_snapshot')).mock
+        self.period.host_manager = mock.Mock(enabled_cells=['cell1'])
+        self.period.servicegroup_api = mock.sentinel.servicegroup
+        self.period.source = mock.Mock(**{
+            'instance_loads_within.return_value': sources_base.Measured(
+                {'i1': 1.5}, frozenset({'h1'}))})
+        self.period._named_instances = mock.Mock(return_value={'i9'})
+        self.windows = mock.Mock(**{'update.return_value': {
+            'h1': mock.Mock(counter=2), 'h2': mock.Mock(counter=0),
+            'h3': mock.Mock(counter=0)}})
+        self.planner_config = model.PlannerConfig(cpu_threshold=80)
+
+    def snapshot(self, all_instances=False):
+        return self.period._snapshot(mock.sentinel.context,
+                                     self.planner_config, self.windows,
+                                     all_instances)
+
+    def test_reads_what_the_period_needs(self):
+        snapshot, cloud, levels, late = self.snapshot()
+        # Migrations as far back as the longest rule that reads them.
+        self.read_cloud.assert_called_once_with(
+            mock.sentinel.context, ['cell1'], mock.sentinel.servicegroup,
+            self.NOW - datetime.timedelta(seconds=400))
+        self.assertEqual({'h1': 'automatic', 'h2': 'off', 'h3': 'manual'},
+                         levels)
+        self.period.source.host_samples_of.assert_called_once_with(
+            mock.sentinel.context, {'h1': self.rows['h1'],
+                                    'h2': self.rows['h2']})
+        self.windows.update.assert_called_once_with(
+            1234.0, self.period.source.host_samples_of.return_value,
+            {'h1': (80, 90.0), 'h2': (70, 90.0), 'h3': (70, 90.0)})
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, {'h1'}, {'i9'})
+        self.period.source.instance_loads_within.assert_called_once_with(
+            mock.sentinel.context, [self.instances['i1']], 7)
+        settings = self.build.call_args.args[1]
+        self.assertEqual({'h1': False, 'h2': True, 'h3': False},
+                         {name: s.excluded for name, s in settings.items()})
+        self.build.assert_called_once_with(
+            self.cloud, settings, self.windows.update.return_value,
+            {'i1': 1.5}, self.planner_config, 100, 400, 200)
+        self.assertEqual((self.build.return_value, self.cloud,
+                          frozenset({'h1'})), (snapshot, cloud, late))
+
+    def test_every_instance_read_for_a_dry_run(self):
+        self.snapshot(all_instances=True)
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, None, {'i9'})
+
+    def test_migrations_read_back_as_far_as_the_longest_rule(self):
+        for longest in ('instance_cooldown', 'migration_timeout',
+                        'no_return_time'):
+            self.config(group='drs', **{longest: 999})
+            self.read_cloud.reset_mock()
+            self.snapshot()
+            self.assertEqual(self.NOW - datetime.timedelta(seconds=999),
+                             self.read_cloud.call_args.args[3])
+            self.config(group='drs', **{longest: 1})
+
+
+class DryRunTest(PeriodTestCase):
+
+    def test_what_a_period_would_do_nothing_acted_on(self):
+        cloud = mock.Mock(instances={
+            'i1': mock.Mock(host='h1', display_name='web'),
+            'i2': mock.Mock(host='h2', display_name=None)})
+        planned = [move('i1')]
+
+        def plan(context, config, rec, windows, acting):
+            self.assertFalse(acting)
+            rec['moves'] = [{'instance': 'i1',
+                             'outcome': {'status': 'planned'}}]
+            return mock.Mock(moves=planned), cloud, {}, []
+        self.period._plan = plan
+        self.period.windows = mock.Mock()
+        rec = self.period.dry_run(None)
+        self.assertEqual('dry-run', rec['automation'])
+        self.assertEqual('dry-run', rec['moves'][0]['outcome']['status'])
+        self.assertEqual({'i1': 'h1', 'i2': 'h2'}, rec['instance_hosts'])
+        self.assertEqual({'i1': 'web', 'i2': ''}, rec['instance_names'])
+        self.period.executor.start.assert_not_called()
+        self.period.store.add.assert_not_called()
 
 
 class OutcomeTest(PeriodTestCase):
