@@ -4,6 +4,7 @@ moves' outcomes end their recommendations.  Nova and the DRS database are
 stand-ins here; tests/functional/rebalance runs the whole period."""
 
 import datetime
+import json
 import logging
 from unittest import mock
 
@@ -21,26 +22,39 @@ from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
 from nova_drs_scheduler.rebalance.sources import base as sources_base
 
 
+def loaded(text):
+    """``text`` as read from a file or a database: an equal string, not
+    the constant itself."""
+    return ''.join(list(text))
+
+
 class PeriodTestCase(testtools.TestCase):
-    """A Rebalancer whose leader, store, executor and telemetry are
-    mocks; ``self.config`` sets options."""
+    """A new Rebalancer whose leader, store, executor, telemetry and
+    metric source are mocks; ``self.config`` sets options."""
 
     def setUp(self):
         super().setUp()
         self.config = self.useFixture(
             config_fixture.Config(conf.CONF)).config
         self.config(automation='automatic', group='drs')
-        self.period = rebalancer.Rebalancer.__new__(rebalancer.Rebalancer)
-        self.period.leader = mock.Mock(**{'check.return_value': (True, '')})
-        self.period.store = mock.Mock()
-        self.period.executor = mock.Mock()
-        self.period.telemetry = mock.Mock()
-        self.period._leading = False
+        for module, name in ((executor, 'Executor'),
+                             (rebalancer.telemetry, 'Telemetry'),
+                             (rebalancer.sources, 'load')):
+            self.useFixture(fixtures.MockPatchObject(module, name))
+        self.store = mock.Mock()
+        self.period = rebalancer.Rebalancer(
+            mock.sentinel.host_manager, mock.sentinel.placement,
+            mock.sentinel.servicegroup,
+            leader=mock.Mock(**{'check.return_value': (True, '')}),
+            store=self.store)
+        self.assertIs(self.store, self.period.store)
         self.log = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
 
 
@@ -53,7 +67,7 @@ class RunTest(PeriodTestCase):
             objects.AggregateList, 'get_all', return_value=[])).mock
 
     def test_automation_off_skips_without_asking_the_leader(self):
-        self.config(automation='off', group='drs')
+        self.config(automation=loaded('off'), group='drs')
         self.config(host='sched-1')
         rec = self.period.run(mock.sentinel.context)
         self.assertEqual(('automation is off', 'sched-1', 'off'),
@@ -97,11 +111,14 @@ class RunTest(PeriodTestCase):
         self.period._lead.assert_not_called()
 
     def test_leader_leads_the_period(self):
+        clock = self.useFixture(fixtures.MockPatchObject(
+            rebalancer, 'time')).mock
+        clock.monotonic.side_effect = [100.0, 250.5]
         rec = self.period.run(mock.sentinel.context)
         self.assertIsNone(rec['skipped'])
         self.period.telemetry.leader.assert_called_once_with(True)
         self.period._lead.assert_called_once_with(mock.sentinel.context, rec)
-        self.period.telemetry.ran.assert_called_once()
+        self.period.telemetry.ran.assert_called_once_with(150.5)
         self.period.telemetry.skipped.assert_not_called()
         self.period.store.add.assert_not_called()
 
@@ -168,7 +185,8 @@ class LeadTest(PeriodTestCase):
         self.period.store.unfinished.return_value = []
         self.planned = [move('i1', 'h1'), move('i2', 'h2')]
         self.approved = [(5, move('i0', 'h0'))]
-        self.levels = {'h1': 'automatic', 'h2': 'manual'}
+        # As parsed from aggregate metadata.
+        self.levels = {'h1': loaded('automatic'), 'h2': loaded('manual')}
         cloud = mock.Mock(instances={
             name: Instance(f'cell-{name}') for name in ('i0', 'i1', 'i2')})
 
@@ -214,9 +232,11 @@ class LeadTest(PeriodTestCase):
 
     def test_a_level_not_given_is_the_option(self):
         self.levels.clear()
-        self.config(automation='manual', group='drs')
-        self.assertEqual('recommended', self.outcomes(self.lead())['i1'][
-            'status'])
+        for option, status in (('manual', 'recommended'),
+                               ('automatic', 'started')):
+            self.config(automation=loaded(option), group='drs')
+            self.assertEqual(status,
+                             self.outcomes(self.lead())['i1']['status'])
 
     def test_stored_before_any_start_then_purged(self):
         rec = self.lead()
@@ -255,6 +275,81 @@ class LeadTest(PeriodTestCase):
         self.assertTrue(self.period._leading)
 
 
+class PlanTest(PeriodTestCase):
+    """Around the planner: approved recommendations when acting, the
+    late hosts' instances blocked, the record's plan and attention."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(instance_metrics_timeout=7, group='drs')
+        self.snapshot = model.Snapshot(
+            hosts={'h1': host('h1')},
+            instances=[model.InstanceSnapshot('i1', 'h1', 2, 512, 4.5)],
+            config=model.PlannerConfig())
+        self.cloud = mock.Mock(instances={})
+        self.period._snapshot = mock.Mock(return_value=(
+            self.snapshot, self.cloud, mock.sentinel.levels,
+            frozenset({'h1'})))
+        self.patched = {}
+        for module, name in ((recommendations, 'revalidate'),
+                             (recommendations, 'approved'),
+                             (recommendations, 'reserve'),
+                             (planner, 'plan'), (record, 'add_plan'),
+                             (record, 'add_not_relieved'),
+                             (live, 'needs_attention'),
+                             (candidates, 'LiveCandidates')):
+            self.patched[name] = self.useFixture(
+                fixtures.MockPatchObject(module, name)).mock
+        self.approved = [(5, move('i0')), (6, move('i9'))]
+        self.patched['approved'].return_value = self.approved
+        self.patched['reserve'].return_value = self.snapshot
+
+    def plan(self, acting):
+        rec = {}
+        result = self.period._plan(mock.sentinel.context,
+                                   mock.sentinel.config, rec,
+                                   mock.sentinel.windows, acting)
+        return rec, result
+
+    def planned_on(self):
+        snapshot, cands = self.patched['plan'].call_args.args
+        self.assertIs(self.patched['LiveCandidates'].return_value, cands)
+        return snapshot
+
+    def test_acting_starts_approved_recommendations(self):
+        rec, result = self.plan(acting=True)
+        self.period._snapshot.assert_called_once_with(
+            mock.sentinel.context, mock.sentinel.config,
+            mock.sentinel.windows, all_instances=False)
+        self.patched['revalidate'].assert_called_once_with(
+            self.store, self.snapshot)
+        self.assertEqual(
+            [mock.call(5, db_store.STARTED, (db_store.APPROVED,)),
+             mock.call(6, db_store.STARTED, (db_store.APPROVED,))],
+            self.store.transition.call_args_list)
+        self.patched['reserve'].assert_called_once_with(self.snapshot,
+                                                        self.approved)
+        self.assertEqual(
+            (self.patched['plan'].return_value, self.cloud,
+             mock.sentinel.levels, self.approved), result)
+        self.assertEqual([record.NOT_MEASURED_BLOCK],
+                         [i.blocked for i in self.planned_on().instances])
+        self.patched['add_not_relieved'].assert_called_once_with(
+            rec, self.patched['plan'].return_value, frozenset({'h1'}), 7)
+        self.assertEqual(self.patched['needs_attention'].return_value,
+                         rec['attention'])
+
+    def test_a_dry_run_reads_every_instance_and_no_recommendation(self):
+        _rec, result = self.plan(acting=False)
+        self.period._snapshot.assert_called_once_with(
+            mock.sentinel.context, mock.sentinel.config,
+            mock.sentinel.windows, all_instances=True)
+        for name in ('revalidate', 'approved', 'reserve'):
+            self.patched[name].assert_not_called()
+        self.store.transition.assert_not_called()
+        self.assertEqual([], result[3])
+
+
 class SnapshotTest(PeriodTestCase):
     """What a period reads: the hosts, the samples of those up, the
     instances of those over their threshold and those named, and their
@@ -269,7 +364,7 @@ class SnapshotTest(PeriodTestCase):
                     instance_metrics_timeout=7, group='drs')
         self.useFixture(utils_fixture.TimeFixture(self.NOW))
         self.useFixture(fixtures.MockPatchObject(
-            rebalancer.time, 'time', return_value=1234.0))
+            rebalancer, 'time')).mock.time.return_value = 1234.0
 
         def aggregates(level):
             return [objects.Aggregate(name='a', metadata={
@@ -381,7 +476,7 @@ class OutcomeTest(PeriodTestCase):
                               ('not_started', db_store.FAILED)):
             self.period.store.reset_mock()
             self.period.telemetry.reset_mock()
-            outcome = {'status': status, 'error': 'why'}
+            outcome = {'status': loaded(status), 'error': 'why'}
             self.period._outcome('r1', 'i1', outcome)
             self.period.store.set_outcome.assert_called_once_with(
                 'r1', 'i1', outcome)
@@ -390,7 +485,7 @@ class OutcomeTest(PeriodTestCase):
                 'i1', state, 'why')
 
     def test_a_started_move_keeps_it_open(self):
-        self.period._outcome('r1', 'i1', {'status': 'started'})
+        self.period._outcome('r1', 'i1', {'status': loaded('started')})
         self.period.store.close_started.assert_not_called()
         self.period.telemetry.moves.assert_called_once_with('started', 1)
 
@@ -409,14 +504,17 @@ class AdoptTest(PeriodTestCase):
     def test_started_moves_followed_the_others_asked_about(self):
         created = [datetime.datetime(2026, 11, 24, hour) for hour in
                    range(4)]
+        # Outcomes as the store reads them: from JSON.
         self.period.store.unfinished.return_value = [
-            ('r1', 'i1', {'status': 'started', 'migration': 'm1',
-                          'time': '2026-11-24T10:30:00'}, created[0]),
-            ('r2', 'i2', {'status': 'started', 'migration': 'm2'},
-             created[1]),
-            ('r3', 'i3', {'status': 'starting'}, created[2]),
-            ('r4', 'i4', {'status': 'started', 'migration': None},
-             created[3])]
+            (record_id, instance, json.loads(outcome), at)
+            for record_id, instance, outcome, at in (
+                ('r1', 'i1', '{"status": "started", "migration": "m1", '
+                 '"time": "2026-11-24T10:30:00"}', created[0]),
+                ('r2', 'i2', '{"status": "started", "migration": "m2"}',
+                 created[1]),
+                ('r3', 'i3', '{"status": "starting"}', created[2]),
+                ('r4', 'i4', '{"status": "started", "migration": null}',
+                 created[3]))]
         self.period.executor.adopt_starting.return_value = {
             'status': 'not_started'}
         self.period._adopt_unfinished()
@@ -439,9 +537,11 @@ class AdoptTest(PeriodTestCase):
 class NamedInstancesTest(PeriodTestCase):
 
     def test_drs_migrations_and_open_recommendations(self):
+        # User ids as read from the database; "ops" sorts after DRS's.
         cloud = mock.Mock(migrations=[
-            mock.Mock(instance_uuid='a', user_id=executor.DRS_USER),
-            mock.Mock(instance_uuid='b', user_id='admin')])
+            mock.Mock(instance_uuid='a', user_id=loaded(executor.DRS_USER)),
+            mock.Mock(instance_uuid='b', user_id='admin'),
+            mock.Mock(instance_uuid='d', user_id='ops')])
         self.period.store.recommendations.return_value = [
             {'instance': 'c'}]
         self.assertEqual({'a', 'c'}, self.period._named_instances(cloud))
@@ -455,7 +555,7 @@ class PrepareTest(PeriodTestCase):
         super().setUp()
         self.sync = self.useFixture(fixtures.MockPatchObject(
             migration, 'sync')).mock
-        self.period.store.engine.dialect.name = 'sqlite'
+        self.period.store.engine.dialect.name = loaded('sqlite')
         self.period.store.import_file.return_value = 3
 
     def test_sqlite_is_created_and_upgraded(self):
