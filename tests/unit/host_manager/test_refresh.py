@@ -170,6 +170,15 @@ class RefreshTest(base.HostCacheTestCase):
         self.states()
         self.assertIs(before, self.snapshot().nodes[compute.uuid])
 
+    def test_instances_read_again_in_the_margin_are_kept(self):
+        self.add_compute('host1')
+        self.add_instance('host1')
+        self.states()
+        before = self.snapshot().instances['host1']
+        self.advance()
+        self.states()
+        self.assertIs(before, self.snapshot().instances['host1'])
+
     def test_rows_are_read_without_orm_objects(self):
         # Most rows an incremental refresh reads are read again inside the
         # timestamp margin and dropped: no ORM object is built for any.
@@ -224,6 +233,7 @@ class RefreshTest(base.HostCacheTestCase):
                          after.nodes[compute.uuid])
 
     def test_full_reload_due_exactly_at_its_interval(self):
+        self.now = 10.0  # Monotonic: any origin.
         self.add_compute('host1')
         self.flags(full_refresh_interval=60, group='drs_host_cache')
         self.states()
@@ -233,7 +243,7 @@ class RefreshTest(base.HostCacheTestCase):
         self.assertEqual(first, self.snapshot().full_loaded_at)
         self.advance(30)
         self.states()
-        self.assertEqual(first + 60, self.snapshot().full_loaded_at)
+        self.assertEqual(70.0, self.snapshot().full_loaded_at)
 
     def test_zero_interval_reloads_in_full_only_the_first_time(self):
         self.add_compute('host1')
