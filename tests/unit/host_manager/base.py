@@ -63,7 +63,8 @@ class HostCacheTestCase(test.TestCase):
 
     def make_manager(self):
         manager = CachingHostManager()
-        manager.clock = lambda: self.now
+        # A new float at each call, as time.monotonic() returns.
+        manager.clock = lambda: self.now + 0.0
         # Unfreezes what refresher passes froze.
         self.addCleanup(manager.stop_refresher)
         return manager

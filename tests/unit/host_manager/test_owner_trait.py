@@ -36,7 +36,6 @@ class MinVersionTest(base.HostCacheTestCase):
         super().setUp()
         self.cell2 = self.cell_mappings['cell2']
         self.manager.refresh_cells_caches()
-        self.manager.clock = lambda: self.now
         self.add_compute('host1')
         self.add_compute('host2')
         self.add_compute('host3', cell=self.cell2)
