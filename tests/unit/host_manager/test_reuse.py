@@ -186,8 +186,12 @@ class ServiceViewTest(base.HostCacheTestCase):
     def setUp(self):
         super().setUp()
         self.add_compute('host1')
+        # An id past CPython's cached small ints, as in a real cloud.
+        with self.cell_context() as cctxt:
+            test_owner_trait.update_service(cctxt, 'host1', {'id': 1000})
         self.states()
         self.before = self.entry()
+        self.assertEqual(1000, self.before.service.id)
 
     def entry(self):
         return self.manager._snapshots[self.cell.uuid].services['host1']
