@@ -10,6 +10,7 @@ from alembic import autogenerate
 from alembic.runtime import migration as alembic_migration
 from oslo_config import cfg
 from oslo_db import exception as db_exc
+from oslo_utils import fixture as utils_fixture
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf as drs_conf
@@ -55,7 +56,8 @@ class StoreTestBase(testtools.TestCase):
             rec['time'] = when.isoformat()
         rec['moves'] = [json.loads(json.dumps(m)) for m in moves]
         rec['hosts'] = [{'host': 'h1', 'counter': 2, 'violated': True},
-                        {'host': 'h2', 'counter': 0, 'violated': False}]
+                        {'host': 'h2', 'counter': 0, 'violated': False},
+                        {'host': 'h3', 'counter': 1, 'violated': False}]
         self.store.add(rec)
         return rec
 
@@ -104,16 +106,19 @@ class MigrationTest(testtools.TestCase):
 class RecordsTest(StoreTestBase):
 
     def test_record_and_outcomes_round_trip(self):
+        log = self.useFixture(fixtures.FakeLogger())
         rec = self.record(move('i1'), move('i2', 'h1', 'h3'))
         self.assertTrue(self.store.set_outcome(
             rec['id'], 'i1', {'status': 'started', 'migration': 'm1'}))
         self.assertFalse(self.store.set_outcome(
             rec['id'], 'nope', {'status': 'completed'}))
+        self.assertIn(f'DRS move of i1 (record {rec["id"]}): ', log.output)
+        self.assertNotIn('DRS move of nope', log.output)
         got = self.store.get(rec['id'])
         self.assertEqual(['started', 'starting'],
                          [m['outcome']['status'] for m in got['moves']])
         # Only hosts over their threshold stay in the stored record.
-        self.assertEqual(['h1'], [h['host'] for h in got['hosts']])
+        self.assertEqual(['h1', 'h3'], [h['host'] for h in got['hosts']])
         unfinished = sorted(self.store.unfinished())
         self.assertEqual([(rec['id'], 'i1'), (rec['id'], 'i2')],
                          [(r, i) for r, i, _o, _t in unfinished])
@@ -145,6 +150,36 @@ class RecordsTest(StoreTestBase):
         self.assertIsNone(self.store.get(old['id']))
         self.assertEqual(3, len(self.store.unfinished()))
 
+    def test_purge_at_exactly_the_age_limit(self):
+        now = timeutils.utcnow()
+        self.useFixture(utils_fixture.TimeFixture(now))
+        limit = self.record(when=now - datetime.timedelta(seconds=60))
+        newer = self.record(when=now)
+        self.assertEqual(0, self.store.purge(max_count=2, max_age=60))
+        # As old as the limit: not too old, but one too many.
+        self.assertEqual(1, self.store.purge(max_count=1, max_age=60))
+        self.assertIsNone(self.store.get(limit['id']))
+        self.assertIsNotNone(self.store.get(newer['id']))
+
+    def test_purge_ended_recommendations_older_than_the_limit(self):
+        now = timeutils.utcnow()
+        time = self.useFixture(utils_fixture.TimeFixture(
+            now - datetime.timedelta(seconds=61)))
+        self.store.transition(self.store.recommend('r', move('old-ended')),
+                              db_store.DISMISSED)
+        self.store.recommend('r', move('old-open'))
+        time.advance_time_seconds(1)
+        self.store.transition(
+            self.store.recommend('r', move('limit-ended')), db_store.EXPIRED)
+        self.store.recommend('r', move('limit-open'))
+        time.advance_time_seconds(60)
+        self.store.purge(max_count=10, max_age=60)
+        self.assertEqual(
+            {'old-open': 'pending', 'limit-ended': 'expired',
+             'limit-open': 'pending'},
+            {r['instance']: r['state']
+             for r in self.store.recommendations()})
+
     def test_history_file_is_imported_once_with_its_windows(self):
         path = os.path.join(self.dir, 'history.jsonl')
         recs = []
@@ -152,6 +187,8 @@ class RecordsTest(StoreTestBase):
             rec = record.new_record('automatic', model.PlannerConfig())
             rec['moves'] = [dict(move(f'i{n}'), outcome={
                 'status': 'completed'})]
+            if n == 2:  # Records before outcomes were recorded had none.
+                del rec['moves'][0]['outcome']
             rec['windows'] = {'h1': {'counter': n, 'samples': [
                 [1.0, 90.0, None]]}}
             recs.append(rec)
@@ -161,7 +198,17 @@ class RecordsTest(StoreTestBase):
         self.assertEqual([r['id'] for r in recs[1:]],
                          [r['id'] for r in self.store.recent()])
         self.assertEqual(2, self.store.load_windows()['h1']['counter'])
+        self.assertEqual(['completed', 'planned'], [
+            r['moves'][0]['outcome']['status']
+            for r in self.store.recent()])
         self.assertEqual(0, self.store.import_file(path, limit=2))
+
+    def test_empty_history_file_imports_nothing(self):
+        path = os.path.join(self.dir, 'history.jsonl')
+        open(path, 'w').close()
+        self.assertEqual(0, self.store.import_file(path, limit=2))
+        self.assertEqual(({}, 0), (self.store.load_windows(),
+                                   self.store.count()))
 
 
 class WindowsTest(StoreTestBase):
@@ -200,6 +247,15 @@ class RecommendationsTest(StoreTestBase):
         self.assertEqual(('pending', 'h3', 'r2'),
                          (rec['state'], rec['destination'],
                           rec['record_id']))
+        # Once approved (or started), what the operator chose stays.
+        for state in (db_store.APPROVED, db_store.STARTED):
+            self.store.transition(first, state, db_store.OPEN)
+            self.assertEqual(first, self.store.recommend(
+                'r3', move('i1', 'h1', 'h4')))
+            [rec] = self.store.recommendations()
+            self.assertEqual((state, 'h3', 'r2'),
+                             (rec['state'], rec['destination'],
+                              rec['record_id']))
 
     def test_transitions(self):
         one = self.store.recommend('r', move('i1'))
