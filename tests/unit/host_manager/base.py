@@ -105,7 +105,12 @@ class HostCacheTestCase(test.TestCase):
     def stamp_compute(self, compute, **values):
         """Write columns, timestamps included, behind the objects' back."""
         with self.cell_context() as cctxt:
-            _update_compute(cctxt, compute.id, values)
+            _update_row(cctxt, models.ComputeNode, compute.id, values)
+
+    def stamp_service(self, service, **values):
+        """The same for a service row, deleted or not."""
+        with self.cell_context() as cctxt:
+            _update_row(cctxt, models.Service, service.id, values)
 
     def add_instance(self, host, cell=None):
         with self.cell_context(cell) as cctxt:
@@ -123,6 +128,6 @@ class HostCacheTestCase(test.TestCase):
 
 
 @main_db_api.pick_context_manager_writer
-def _update_compute(context, compute_id, values):
-    context.session.query(models.ComputeNode).filter_by(
-        id=compute_id).update(values, synchronize_session=False)
+def _update_row(context, model, row_id, values):
+    context.session.query(model).filter_by(id=row_id).update(
+        values, synchronize_session=False)

@@ -83,6 +83,26 @@ class StalenessTest(base.HostCacheTestCase):
         self.assert_seen_only_after_bound(
             lambda states: self.cached_service('host1').id == new.id)
 
+    def test_deleted_row_read_again_keeps_its_successor(self):
+        with self.cell_context() as cctxt:
+            old = objects.Service.get_by_compute_host(cctxt, 'host1')
+            old.destroy()
+            new = objects.Service(cctxt, host='host1', binary='nova-compute',
+                                  topic='compute', report_count=1)
+            new.create()
+        self.advance()
+        self.states()
+        # Only the old, deleted row changes (a late write) and is read.
+        self.flags(timestamp_margin=0, group='drs_host_cache')
+        self.advance()
+        self.states()
+        self.stamp_service(old, updated_at=timeutils.utcnow())
+        self.advance()
+        with self.count_sql() as sql:
+            self.states()
+        self.assertEqual(3, len(sql.queries))
+        self.assertEqual(new.id, self.cached_service('host1').id)
+
     def cached_service(self, host):
         return self.manager._snapshots[self.cell.uuid].services[host].service
 
