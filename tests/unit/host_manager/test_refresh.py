@@ -362,6 +362,20 @@ class RefreshTest(base.HostCacheTestCase):
             self.assertEqual({}, self.states())
         self.assertIn('host1', self.states())
 
+    def test_rows_swapped_between_a_requests_two_steps(self):
+        # A refresh between reading the computes and building the states
+        # replaces the rows: the request parses the ones it got itself.
+        self.add_compute('host1')
+        self.states()
+        computes, services = self.manager._get_computes_for_cells(
+            self.ctxt, self.manager.enabled_cells, None)
+        self.manager.invalidate()
+        self.states()
+        states = list(self.manager._get_host_states(self.ctxt, computes,
+                                                    services))
+        self.assertEqual(['host1'], [state.host for state in states])
+        self.assertEqual(32768, states[0].free_ram_mb)
+
     def test_concurrent_stale_requests_refresh_once(self):
         self.add_compute('host1')
         load = self.manager._load_cell

@@ -1,7 +1,9 @@
 """What a scheduling request sees, and what it costs in SQL."""
 
+from nova import exception
 from nova import objects
 from nova.scheduler import host_manager as nova_host_manager
+from oslo_utils import timeutils
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from tests.unit.host_manager import base
@@ -137,6 +139,28 @@ class RequestSemanticsTest(base.HostCacheTestCase):
         self.manager.refresh_cells_caches()
         self.one = self.add_compute('host1')
         self.two = self.add_compute('host2', cell=self.cell2)
+
+    def test_a_failed_cell_does_not_hide_the_others(self):
+        load = self.manager._load_cell
+
+        def cell1_down(cctxt, **kwargs):
+            if cctxt.cell_uuid == self.cell.uuid:
+                raise exception.NovaException('down')
+            return load(cctxt, **kwargs)
+
+        self.manager._load_cell = cell1_down
+        self.assertEqual(['host2'], list(self.states()))
+
+    def test_a_node_without_a_service_is_left_out_like_stock(self):
+        self.add_compute('host3')
+        with self.cell_context() as cctxt:
+            gone = objects.Service.get_by_compute_host(cctxt, 'host1')
+        # Its service row deleted behind the objects' back: nodes stay.
+        self.stamp_service(gone, deleted=gone.id,
+                           deleted_at=timeutils.utcnow())
+        self.assertEqual(['host2', 'host3'], sorted(self.states()))
+        self.assertIn('No compute service record found for host host1',
+                      self.stdlog.logger.output)
 
     def test_requested_cell_restricts_the_request(self):
         destination = objects.Destination(cell=self.cell2)
