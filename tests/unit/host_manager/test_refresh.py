@@ -27,7 +27,15 @@ class StalenessTest(base.HostCacheTestCase):
 
     def setUp(self):
         super().setUp()
-        self.compute = self.add_compute('host1')
+        compute = self.add_compute('host1')
+        # Ids past CPython's cached small ints, as in a real cloud.
+        with self.cell_context() as cctxt:
+            service = objects.Service.get_by_compute_host(cctxt, 'host1')
+        self.stamp_service(service, id=1000)
+        self.stamp_compute(compute, id=1001, service_id=1000)
+        with self.cell_context() as cctxt:
+            self.compute = objects.ComputeNode.get_by_uuid(cctxt,
+                                                           compute.uuid)
         self.states()
 
     def assert_seen_only_after_bound(self, check):

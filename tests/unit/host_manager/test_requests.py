@@ -195,14 +195,19 @@ class RequestSemanticsTest(base.HostCacheTestCase):
 
     def test_compute_nodes_by_host_or_node_from_cache(self):
         self.states()
+        found = []
         with self.count_sql() as sql:
-            nodes = self.manager.get_compute_nodes_by_host_or_node(
-                self.ctxt, 'host2', None)
-            nodes_by_name = self.manager.get_compute_nodes_by_host_or_node(
-                self.ctxt, None, 'host1', cell=self.cell)
+            for host, node, cell in (('host1', None, None),
+                                     ('host2', None, None),
+                                     (None, 'host1', None),
+                                     (None, 'host2', None),
+                                     (None, 'host1', self.cell)):
+                found.append([n.uuid for n in (
+                    self.manager.get_compute_nodes_by_host_or_node(
+                        self.ctxt, host, node, cell=cell))])
         self.assertEqual([], sql.statements)
-        self.assertEqual([self.two.uuid], [n.uuid for n in nodes])
-        self.assertEqual([self.one.uuid], [n.uuid for n in nodes_by_name])
+        one, two = [self.one.uuid], [self.two.uuid]
+        self.assertEqual([one, two, one, two, one], found)
 
     def test_compute_nodes_by_host_or_node_falls_back_to_the_db(self):
         self.states()
