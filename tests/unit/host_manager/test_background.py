@@ -16,7 +16,8 @@ from nova_drs_scheduler.host_manager import snapshot
 from tests.unit.host_manager import base
 from tests.unit.host_manager import test_freezing
 
-INTERVAL = 2.0
+#: Half of it is no whole number of seconds.
+INTERVAL = 3.0
 
 
 class RefreshDueTest(base.HostCacheTestCase):
@@ -305,11 +306,11 @@ class GivingWayTest(base.HostCacheTestCase):
         self.assertEqual(0, self.given_way())
 
     def test_gives_way_to_a_request_at_most_half_an_interval(self):
-        # A share that would make a 1 s pass wait 3 s.
+        # A share that would make a 1.5 s pass wait 4.5 s.
         self.flags(background_refresh_max_share=0.25, group='drs_host_cache')
         with pacing.REQUESTS.request():
             wait = self.manager.refresh_due()
-        # 12 points of up to 0.2 s, cut at the 1 s budget.
+        # 12 points of up to 0.2 s, cut at the 1.5 s budget.
         self.assertAlmostEqual(INTERVAL / 2, self.given_way())
         # The rows are as old as the time given way, and that time is not
         # the pass's own: the next pass is due when the rows are an
