@@ -137,6 +137,11 @@ class PacingTest(base.HostCacheTestCase):
         self.assertAlmostEqual(INTERVAL - 0.2, self.pass_taking(0.2))
         self.assertNotIn('the next one waits', self.stdlog.logger.output)
 
+    def test_pace_no_longer_than_the_interval_left_is_not_logged(self):
+        # 1.5 s taken, 1.5 s of the interval left: the share adds nothing.
+        self.assertEqual(1.5, self.pass_taking(1.5))
+        self.assertNotIn('the next one waits', self.stdlog.logger.output)
+
     def test_rows_left_older_than_the_bound_are_refreshed_inline(self):
         wait = self.pass_taking(3.0)
         self.add_compute('host2')
