@@ -121,8 +121,8 @@ class PacingTest(base.HostCacheTestCase):
 
     def test_wait_after_a_long_pass_is_a_multiple_of_it(self):
         # Default share 0.5: as long as the pass, not at once again.
-        self.assertEqual(3.0, self.pass_taking(3.0))
-        self.assertIn('the next one waits 3.00 s', self.stdlog.logger.output)
+        self.assertEqual(5.0, self.pass_taking(5.0))
+        self.assertIn('the next one waits 5.00 s', self.stdlog.logger.output)
 
     def test_share_sets_the_multiple(self):
         self.flags(background_refresh_max_share=0.25, group='drs_host_cache')
