@@ -124,6 +124,13 @@ class PacingTest(base.HostCacheTestCase):
         self.assertEqual(5.0, self.pass_taking(5.0))
         self.assertIn('the next one waits 5.00 s', self.stdlog.logger.output)
 
+    def test_a_longer_wait_is_logged_once(self):
+        self.pass_taking(5.0)
+        self.advance(5.0)
+        self.assertEqual(5.0, self.pass_taking(5.0))
+        self.assertEqual(1, self.stdlog.logger.output.count(
+            'the next one waits'))
+
     def test_share_sets_the_multiple(self):
         self.flags(background_refresh_max_share=0.25, group='drs_host_cache')
         self.assertEqual(9.0, self.pass_taking(3.0))

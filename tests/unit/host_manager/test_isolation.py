@@ -107,6 +107,15 @@ class IsolationTest(base.HostCacheTestCase):
         self.advance(0.5)
         self.assertEqual(32768, self.states()['host1'].free_ram_mb)
 
+    def test_placed_beside_a_reload_counts_against_the_equal_row(self):
+        # A request that began before an invalidation consumes after it:
+        # the rows read again are equal, so its placement still counts.
+        state = self.states()['host1']
+        self.manager.invalidate()
+        self.states()
+        self.consume(state, spec())
+        self.assertEqual(32768 - 2048, self.states()['host1'].free_ram_mb)
+
     def test_invalidate_forgets_what_was_placed(self):
         self.consume(self.states()['host1'], spec())
         self.manager.invalidate()
