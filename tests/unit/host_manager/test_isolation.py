@@ -6,6 +6,7 @@ from nova import objects
 from nova.scheduler import manager as scheduler_manager
 from nova.scheduler.filters import numa_topology_filter
 from nova.scheduler.filters import pci_passthrough_filter
+from oslo_utils import timeutils
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from tests.unit.host_manager import base
@@ -52,8 +53,9 @@ class IsolationTest(base.HostCacheTestCase):
 
     def setUp(self):
         super().setUp()
-        self.add_compute('host1', numa_topology=numa_topology_json(),
-                         pci_device_pools=pci_pools())
+        self.compute = self.add_compute(
+            'host1', numa_topology=numa_topology_json(),
+            pci_device_pools=pci_pools())
 
     def consume(self, state, spec_obj, instance_uuid=uuids.instance):
         scheduler_manager.SchedulerManager._consume_selected_host(
@@ -97,6 +99,18 @@ class IsolationTest(base.HostCacheTestCase):
         state = self.states()['host1']
         self.assertEqual((32768 - 2048, 2),
                          (state.free_ram_mb, state.vcpus_used))
+
+    def test_row_with_less_in_use_replaces_what_was_placed(self):
+        # Another instance left as ours arrived: the usage the row shows
+        # went down, and the row still replaces what was placed.
+        self.stamp_compute(self.compute, vcpus_used=4,
+                           updated_at=timeutils.utcnow())
+        self.advance()
+        self.consume(self.states()['host1'], spec())
+        self.stamp_compute(self.compute, vcpus_used=2,
+                           updated_at=timeutils.utcnow())
+        self.advance()
+        self.assertEqual(2, self.states()['host1'].vcpus_used)
 
     def test_placement_the_row_never_shows_is_forgotten(self):
         # At the first refresh more than 120 s after it (doc/host-manager.md).

@@ -104,6 +104,12 @@ class InstanceInfoTest(base.HostCacheTestCase):
         self.manager.update_instance_info(
             self.ctxt, 'host2', objects.InstanceList(objects=[new]))
         self.assertEqual([new.uuid], list(self.states()['host2'].instances))
+        other = self.add_instance('host1')
+        self.advance(1)
+        self.manager.update_instance_info(
+            self.ctxt, 'host1', objects.InstanceList(objects=[other]))
+        self.assertEqual({self.instance.uuid, other.uuid},
+                         set(self.states()['host1'].instances))
 
     def test_instances_read_at_start_up_lose_to_the_rows(self):
         # Stock reads every host's instances when the service starts; the
