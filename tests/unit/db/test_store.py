@@ -240,19 +240,23 @@ class WindowsTest(StoreTestBase):
 class RecommendationsTest(StoreTestBase):
 
     def test_one_open_recommendation_per_instance(self):
+        other = self.store.recommend('r1', move('i0'))
         first = self.store.recommend('r1', move('i1'))
         again = self.store.recommend('r2', move('i1', 'h1', 'h3'))
         self.assertEqual(first, again)
-        [rec] = self.store.recommendations()
+        rec = self.store.recommendations()[1]
         self.assertEqual(('pending', 'h3', 'r2'),
                          (rec['state'], rec['destination'],
                           rec['record_id']))
+        self.assertEqual((other, 'h2', 'r1'), tuple(
+            self.store.recommendations()[0][key]
+            for key in ('id', 'destination', 'record_id')))
         # Once approved (or started), what the operator chose stays.
         for state in (db_store.APPROVED, db_store.STARTED):
             self.store.transition(first, state, db_store.OPEN)
             self.assertEqual(first, self.store.recommend(
                 'r3', move('i1', 'h1', 'h4')))
-            [rec] = self.store.recommendations()
+            rec = self.store.recommendations()[1]
             self.assertEqual((state, 'h3', 'r2'),
                              (rec['state'], rec['destination'],
                               rec['record_id']))
@@ -272,11 +276,12 @@ class RecommendationsTest(StoreTestBase):
         self.assertEqual([three], self.store.transition(
             None, db_store.APPROVED))
         self.store.transition(one, db_store.STARTED, (db_store.APPROVED,))
+        self.store.transition(three, db_store.STARTED, (db_store.APPROVED,))
         self.store.close_started('i1', db_store.COMPLETED)
         states = {r['instance']: r['state']
                   for r in self.store.recommendations()}
         self.assertEqual({'i1': 'completed', 'i2': 'dismissed',
-                          'i3': 'approved'}, states)
+                          'i3': 'started'}, states)
         # Ended ones do not block a new recommendation for the instance.
         self.assertNotEqual(one, self.store.recommend('r', move('i1')))
         self.assertEqual(['i1', 'i3'], sorted(
