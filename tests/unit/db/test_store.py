@@ -127,11 +127,23 @@ class RecordsTest(StoreTestBase):
         self.store.set_outcome(rec['id'], 'i2', {'status': 'failed'})
         self.assertEqual([], self.store.unfinished())
 
+    def test_an_outcome_is_set_in_its_own_record_only(self):
+        ids = ('a-first', 'm-middle', 'z-last')  # Sorting around the one set.
+        for ident in ids:
+            rec = record.new_record('automatic', model.PlannerConfig())
+            rec.update(id=ident, moves=[move('i1')])
+            self.store.add(rec)
+        self.store.set_outcome('m-middle', 'i1', {'status': 'started'})
+        self.assertEqual(['starting', 'started', 'starting'], [
+            self.store.get(ident)['moves'][0]['outcome']['status']
+            for ident in ids])
+
     def test_recent_is_newest_last_and_can_keep_moves_only(self):
         now = timeutils.utcnow()
-        recs = [self.record(*(move(f'i{n}'),) if n % 2 else (),
-                            when=now + datetime.timedelta(seconds=n))
-                for n in range(5)]
+        recs = [None] * 5
+        for n in (3, 0, 4, 1, 2):  # By their time, not as stored.
+            recs[n] = self.record(*(move(f'i{n}'),) if n % 2 else (),
+                                  when=now + datetime.timedelta(seconds=n))
         self.assertEqual([r['id'] for r in recs[2:]],
                          [r['id'] for r in self.store.recent(3)])
         self.assertEqual([recs[1]['id'], recs[3]['id']],
@@ -149,6 +161,16 @@ class RecordsTest(StoreTestBase):
                          [r['id'] for r in self.store.recent()])
         self.assertIsNone(self.store.get(old['id']))
         self.assertEqual(3, len(self.store.unfinished()))
+
+    def test_purge_of_more_than_a_chunk_deletes_them_all(self):
+        old = timeutils.utcnow() - datetime.timedelta(days=2)
+        with self.store.engine.begin() as conn:
+            conn.execute(tables.records.insert(), [
+                {'id': f'r{n:04}', 'created_at': old, 'automation': 'off',
+                 'move_count': 0, 'body': '{}'} for n in range(1001)])
+        self.assertEqual(1001, self.store.purge(max_count=10,
+                                                max_age=86400))
+        self.assertEqual(0, self.store.count())
 
     def test_purge_at_exactly_the_age_limit(self):
         now = timeutils.utcnow()
@@ -203,6 +225,16 @@ class RecordsTest(StoreTestBase):
             for r in self.store.recent()])
         self.assertEqual(0, self.store.import_file(path, limit=2))
 
+    def test_windows_imported_from_the_newest_record_only(self):
+        path = os.path.join(self.dir, 'history.jsonl')
+        older = record.new_record('automatic', model.PlannerConfig())
+        older['windows'] = {'h1': {'counter': 1, 'samples': []}}
+        newest = record.new_record('automatic', model.PlannerConfig())
+        with open(path, 'w') as handle:
+            handle.writelines(json.dumps(r) + '\n' for r in (older, newest))
+        self.assertEqual(2, self.store.import_file(path, limit=5))
+        self.assertEqual({}, self.store.load_windows())
+
     def test_empty_history_file_imports_nothing(self):
         path = os.path.join(self.dir, 'history.jsonl')
         open(path, 'w').close()
@@ -240,17 +272,19 @@ class WindowsTest(StoreTestBase):
 class RecommendationsTest(StoreTestBase):
 
     def test_one_open_recommendation_per_instance(self):
-        other = self.store.recommend('r1', move('i0'))
+        before = self.store.recommend('r1', move('i0'))
         first = self.store.recommend('r1', move('i1'))
+        after = self.store.recommend('r1', move('i2'))
         again = self.store.recommend('r2', move('i1', 'h1', 'h3'))
         self.assertEqual(first, again)
         rec = self.store.recommendations()[1]
         self.assertEqual(('pending', 'h3', 'r2'),
                          (rec['state'], rec['destination'],
                           rec['record_id']))
-        self.assertEqual((other, 'h2', 'r1'), tuple(
-            self.store.recommendations()[0][key]
-            for key in ('id', 'destination', 'record_id')))
+        # The others' stay as they were.
+        self.assertEqual([(before, 'h2', 'r1'), (after, 'h2', 'r1')], [
+            (r['id'], r['destination'], r['record_id'])
+            for r in self.store.recommendations() if r['id'] != first])
         # Once approved (or started), what the operator chose stays.
         for state in (db_store.APPROVED, db_store.STARTED):
             self.store.transition(first, state, db_store.OPEN)
