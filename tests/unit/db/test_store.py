@@ -187,52 +187,72 @@ class RecordsTest(StoreTestBase):
         now = timeutils.utcnow()
         time = self.useFixture(utils_fixture.TimeFixture(
             now - datetime.timedelta(seconds=61)))
-        self.store.transition(self.store.recommend('r', move('old-ended')),
-                              db_store.DISMISSED)
+        old_ended = self.store.recommend('r', move('old-ended'))
+        self.store.transition(old_ended, db_store.DISMISSED)
         self.store.recommend('r', move('old-open'))
         time.advance_time_seconds(1)
         self.store.transition(
             self.store.recommend('r', move('limit-ended')), db_store.EXPIRED)
         self.store.recommend('r', move('limit-open'))
-        time.advance_time_seconds(60)
+        time.advance_time_seconds(30)
+        self.store.transition(
+            self.store.recommend('r', move('new-ended')), db_store.DISMISSED)
+        time.advance_time_seconds(30)
         self.store.purge(max_count=10, max_age=60)
         self.assertEqual(
             {'old-open': 'pending', 'limit-ended': 'expired',
-             'limit-open': 'pending'},
+             'limit-open': 'pending', 'new-ended': 'dismissed'},
             {r['instance']: r['state']
              for r in self.store.recommendations()})
+        # Gone, though later ids are still there.
+        self.assertRaises(db_store.NotFoundError, self.store.transition,
+                          old_ended, db_store.APPROVED)
 
     def test_history_file_is_imported_once_with_its_windows(self):
         path = os.path.join(self.dir, 'history.jsonl')
         recs = []
-        for n in range(3):
+        for n in range(4):
             rec = record.new_record('automatic', model.PlannerConfig())
             rec['moves'] = [dict(move(f'i{n}'), outcome={
                 'status': 'completed'})]
-            if n == 2:  # Records before outcomes were recorded had none.
+            if n == 3:  # Records before outcomes were recorded had none.
                 del rec['moves'][0]['outcome']
             rec['windows'] = {'h1': {'counter': n, 'samples': [
                 [1.0, 90.0, None]]}}
             recs.append(rec)
         with open(path, 'w') as handle:
             handle.writelines(json.dumps(r) + '\n' for r in recs)
-        self.assertEqual(2, self.store.import_file(path, limit=2))
+        self.assertEqual(3, self.store.import_file(path, limit=3))
         self.assertEqual([r['id'] for r in recs[1:]],
                          [r['id'] for r in self.store.recent()])
-        self.assertEqual(2, self.store.load_windows()['h1']['counter'])
-        self.assertEqual(['completed', 'planned'], [
+        self.assertEqual(3, self.store.load_windows()['h1']['counter'])
+        self.assertEqual(['completed', 'completed', 'planned'], [
             r['moves'][0]['outcome']['status']
             for r in self.store.recent()])
-        self.assertEqual(0, self.store.import_file(path, limit=2))
+        self.assertEqual(0, self.store.import_file(path, limit=3))
+
+    def test_closing_a_started_recommendation_leaves_the_others(self):
+        dismissed = self.store.recommend('r', move('i1'))
+        self.store.transition(dismissed, db_store.DISMISSED)
+        for instance in ('i0', 'i1', 'i2'):
+            self.store.transition(self.store.recommend('r', move(instance)),
+                                  db_store.STARTED)
+        self.store.close_started('i1', db_store.COMPLETED)
+        self.assertEqual(
+            [('i1', 'dismissed'), ('i0', 'started'), ('i1', 'completed'),
+             ('i2', 'started')],
+            [(r['instance'], r['state'])
+             for r in self.store.recommendations()])
 
     def test_windows_imported_from_the_newest_record_only(self):
         path = os.path.join(self.dir, 'history.jsonl')
-        older = record.new_record('automatic', model.PlannerConfig())
-        older['windows'] = {'h1': {'counter': 1, 'samples': []}}
-        newest = record.new_record('automatic', model.PlannerConfig())
+        recs = [record.new_record('automatic', model.PlannerConfig())
+                for _ in range(3)]
+        for n, rec in enumerate(recs[:-1]):
+            rec['windows'] = {'h1': {'counter': n, 'samples': []}}
         with open(path, 'w') as handle:
-            handle.writelines(json.dumps(r) + '\n' for r in (older, newest))
-        self.assertEqual(2, self.store.import_file(path, limit=5))
+            handle.writelines(json.dumps(r) + '\n' for r in recs)
+        self.assertEqual(3, self.store.import_file(path, limit=5))
         self.assertEqual({}, self.store.load_windows())
 
     def test_empty_history_file_imports_nothing(self):
