@@ -62,6 +62,10 @@ class MinVersionTest(base.HostCacheTestCase):
     def test_a_forced_down_old_compute_does_not_count(self):
         self.set_service('host1', version=OLD, forced_down=True)
         self.assertAgreesWithNova(service_obj.SERVICE_VERSION)
+        # Nor a cell whose every compute is.
+        self.set_service('host3', cell=self.cell2, version=OLD,
+                         forced_down=True)
+        self.assertAgreesWithNova(service_obj.SERVICE_VERSION)
 
     def test_a_cell_whose_minimum_is_zero_is_left_out(self):
         self.set_service('host1', version=OLD)
