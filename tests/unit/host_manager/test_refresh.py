@@ -164,6 +164,19 @@ class RefreshTest(base.HostCacheTestCase):
             self.states([uuids.sharing_provider])
         self.assertEqual(3, len(sql.queries))
 
+    def test_a_provider_found_since_does_not_make_others_new(self):
+        self.add_compute('host1')
+        self.states()
+        found = self.add_compute('host2')
+        self.advance(0.1)
+        self.states([found.uuid])  # Looked up, found.
+        self.advance(0.1)
+        self.states([uuids.sharing_provider])  # Looked up, never found.
+        self.advance(0.1)
+        with self.count_sql() as sql:
+            self.states([uuids.sharing_provider])
+        self.assertEqual([], sql.queries)
+
     def test_unknown_providers_cost_one_refresh_a_second(self):
         self.add_compute('host1')
         self.states()
