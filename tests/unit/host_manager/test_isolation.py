@@ -82,6 +82,8 @@ class IsolationTest(base.HostCacheTestCase):
         self.assertEqual(2, free_pci(second))
         self.assertEqual(0, second.numa_topology.cells[0].cpu_usage)
         self.assertNotIn(uuids.instance, second.instances)
+        # So does every later request, until the row shows the placement.
+        self.assertEqual(32768 - 2048, self.states()['host1'].free_ram_mb)
 
     def test_database_row_replaces_what_was_placed(self):
         self.consume(self.states()['host1'], spec())
