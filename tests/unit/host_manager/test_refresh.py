@@ -80,24 +80,25 @@ class StalenessTest(base.HostCacheTestCase):
             objects.Service.get_by_compute_host(cctxt, 'host1').destroy()
         self.assert_seen_only_after_bound(lambda states: not states)
 
-    def test_service_deleted_and_recreated_in_one_refresh(self):
+    def recreate_service(self):
+        """host1's service row deleted and created again (a new id):
+        the old row and the new."""
         with self.cell_context() as cctxt:
             old = objects.Service.get_by_compute_host(cctxt, 'host1')
             old.destroy()
             new = objects.Service(cctxt, host='host1', binary='nova-compute',
                                   topic='compute', report_count=1)
             new.create()
+        return old, new
+
+    def test_service_deleted_and_recreated_in_one_refresh(self):
+        _old, new = self.recreate_service()
         # Deleting a service deletes its nodes; only the row cache shows it.
         self.assert_seen_only_after_bound(
             lambda states: self.cached_service('host1').id == new.id)
 
     def test_deleted_row_read_again_keeps_its_successor(self):
-        with self.cell_context() as cctxt:
-            old = objects.Service.get_by_compute_host(cctxt, 'host1')
-            old.destroy()
-            new = objects.Service(cctxt, host='host1', binary='nova-compute',
-                                  topic='compute', report_count=1)
-            new.create()
+        old, new = self.recreate_service()
         self.advance()
         self.states()
         # Only the old, deleted row changes (a late write) and is read.
