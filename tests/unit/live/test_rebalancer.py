@@ -339,6 +339,14 @@ class PlanTest(PeriodTestCase):
         self.assertEqual(self.patched['needs_attention'].return_value,
                          rec['attention'])
 
+    def test_the_host_managers_freeze_runs_before_planning(self):
+        calls = mock.Mock()
+        self.period.host_manager = calls.host_manager
+        calls.attach_mock(self.patched['plan'], 'plan')
+        self.plan(acting=True)
+        self.assertEqual(['host_manager.freeze', 'plan'],
+                         [name for name, _args, _kwargs in calls.mock_calls])
+
     def test_a_dry_run_reads_every_instance_and_no_recommendation(self):
         _rec, result = self.plan(acting=False)
         self.period._snapshot.assert_called_once_with(
