@@ -522,7 +522,10 @@ class AdoptTest(PeriodTestCase):
                  created[1]),
                 ('r3', 'i3', '{"status": "starting"}', created[2]),
                 ('r4', 'i4', '{"status": "started", "migration": null}',
-                 created[3]))]
+                 created[3]),
+                # Only a started move is followed, whatever else it has.
+                ('r5', 'i5', '{"status": "starting", "migration": "m5"}',
+                 created[0]))]
         self.period.executor.adopt_starting.return_value = {
             'status': 'not_started'}
         self.period._adopt_unfinished()
@@ -534,11 +537,13 @@ class AdoptTest(PeriodTestCase):
             self.period.executor.adopt.call_args_list)
         self.assertEqual(
             [mock.call('r3', 'i3', created[2]),
-             mock.call('r4', 'i4', created[3])],
+             mock.call('r4', 'i4', created[3]),
+             mock.call('r5', 'i5', created[0])],
             self.period.executor.adopt_starting.call_args_list)
         self.assertEqual(
             [mock.call('r3', 'i3', {'status': 'not_started'}),
-             mock.call('r4', 'i4', {'status': 'not_started'})],
+             mock.call('r4', 'i4', {'status': 'not_started'}),
+             mock.call('r5', 'i5', {'status': 'not_started'})],
             self.period.store.set_outcome.call_args_list)
 
 
