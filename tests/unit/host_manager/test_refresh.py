@@ -10,6 +10,7 @@ import nova.conf
 import sqlalchemy
 from nova import exception
 from nova import objects
+from nova.db.main import api as main_db_api
 from nova.db.main import models
 from nova.scheduler.filters import compute_filter
 from oslo_utils import fixture as utils_fixture
@@ -17,6 +18,7 @@ from oslo_utils import timeutils
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler.host_manager import manager as manager_mod
+from nova_drs_scheduler.host_manager import rows
 from tests.unit.host_manager import base
 
 CONF = nova.conf.CONF
@@ -431,6 +433,62 @@ class RefreshTest(base.HostCacheTestCase):
         self.manager._load_cell = load_then_invalidate
         self.assertIn('host1', self.states())
         self.assertEqual({}, self.manager._snapshots)
+
+
+class ReadChangesTest(base.HostCacheTestCase):
+    """What ``rows.read_changes`` returns, read directly."""
+
+    def read(self, since):
+        with self.cell_context() as cctxt:
+            return rows.read_changes(cctxt, since)
+
+    def test_full_read_returns_live_compute_rows_only(self):
+        live = self.add_compute('host1')
+        gone = self.add_compute('host2')
+        gone.destroy()
+        kept = self.add_instance('host1')
+        self.add_instance('host1').destroy()
+        with self.cell_context() as cctxt:
+            # Other services of a compute's host, whose binaries sort
+            # before and after nova-compute (nova-cert: old clouds).
+            for binary in ('nova-cert', 'nova-conductor'):
+                main_db_api.service_create(cctxt, {
+                    'host': 'host1', 'binary': binary, 'topic': binary[5:],
+                    'report_count': 0})
+        changes = self.read(None)
+        self.assertEqual([live.uuid],
+                         [row.uuid for row in changes.compute_nodes])
+        self.assertEqual(
+            [('host1', 'nova-compute'), ('host2', 'nova-compute')],
+            sorted((row.host, row.binary) for row in changes.services))
+        self.assertEqual([(kept.uuid, 'host1', 0)],
+                         [tuple(row) for row in changes.instances])
+
+    def test_incremental_read_takes_each_stamp_from_since_on(self):
+        since = datetime.datetime(2026, 1, 1, 12, 0, 0)
+        before = since - datetime.timedelta(seconds=1)
+        after = since + datetime.timedelta(seconds=1)
+        # Nova deletes compute nodes and instances with oslo.db's
+        # Query.soft_delete, which keeps updated_at: only deleted_at moves.
+        stamps = {  # created_at, updated_at, deleted_at: read or not
+            'created': ((since, None, None), True),
+            'updated': ((before, since, None), True),
+            'deleted': ((before, before, since), True),
+            'deleted-later': ((before, before, after), True),
+            'deleted-before': ((before, before, before), False),
+            'unchanged': ((before, before, None), False),
+        }
+        uuids_of = {}
+        for host, ((created, updated, deleted), _) in stamps.items():
+            compute = self.add_compute(host)
+            self.stamp_compute(compute, created_at=created,
+                               updated_at=updated, deleted_at=deleted,
+                               deleted=compute.id if deleted else 0)
+            uuids_of[compute.uuid] = host
+        changes = self.read(since)
+        self.assertEqual(
+            sorted(host for host, (_, read) in stamps.items() if read),
+            sorted(uuids_of[row.uuid] for row in changes.compute_nodes))
 
 
 def mock_load_failure(manager):
