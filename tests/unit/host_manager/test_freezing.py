@@ -75,3 +75,30 @@ class FreezerTest(testtools.TestCase):
         self.now += 1.0
         self.freezer.freeze()
         self.assertIsNone(ref())
+
+    def collections(self):
+        """The generations collected from now on (none automatically)."""
+        if gc.isenabled():
+            gc.disable()
+            self.addCleanup(gc.enable)
+        collected = []
+
+        def record(phase, info):
+            if phase == 'start':
+                collected.append(info['generation'])
+
+        gc.callbacks.append(record)
+        self.addCleanup(gc.callbacks.remove, record)
+        return collected
+
+    def test_only_young_generations_between_full_collections(self):
+        self.now = 1000.0
+        collected = self.collections()
+        self.freezer.freeze()
+        self.now += 599.0
+        self.freezer.freeze()
+        self.now += 2.0  # Past the interval, never exactly at it.
+        self.freezer.freeze()
+        self.now += 1.0
+        self.freezer.freeze()
+        self.assertEqual([2, 1, 2, 1], collected)

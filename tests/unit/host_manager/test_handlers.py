@@ -7,6 +7,7 @@ each example runs both handlers and compares hosts, order and weights.
 """
 
 import logging
+from unittest import mock
 
 import fixtures
 from hypothesis import given
@@ -169,6 +170,79 @@ class WeightHandlerTest(test.NoDBTestCase):
         self.assertEqual(1, counted.call_count)
 
 
+    def weigh_logged(self, handler, weighers, hosts):
+        """(host, weight) pairs in order, and the lines logged at DEBUG."""
+        logger = self.useFixture(fixtures.FakeLogger(
+            level=logging.DEBUG, format='%(levelname)s %(message)s'))
+        weighed = handler.get_weighed_objects(weighers, hosts, request())
+        return [(w.obj.host, w.weight) for w in weighed], logger.output
+
+    def test_same_debug_lines_as_nova(self):
+        aggs = [objects.Aggregate(id=1, hosts=[],
+                                  metadata={'ram_weight_multiplier': '3'})]
+        hosts = host_states([plain(free_ram_mb=ram, aggregate_picks=picks)
+                             for ram, picks in ((512, []), (4096, [0]))],
+                            aggs)
+        expected = self.weigh_logged(self.nova, self.weighers, hosts)
+        self.assertIn('RAMWeigher: raw weights', expected[1])
+        self.assertEqual(expected,
+                         self.weigh_logged(self.ours, self.weighers, hosts))
+
+    def test_a_short_weight_list_like_nova(self):
+        class Short(nova_weights.BaseHostWeigher):
+            """Weighs all hosts but the last two: a broken plug-in Nova
+            tolerates (its weights go to the first hosts)."""
+
+            def _weigh_object(self, host_state, weight_properties):
+                raise AssertionError('not called')
+
+            def weigh_objects(self, weighed_obj_list, weight_properties):
+                return [float(i) for i in range(len(weighed_obj_list) - 2)]
+
+        hosts = host_states([plain()] * 4, [])
+        expected = self.weigh_logged(self.nova, [Short()], hosts)
+        self.assertEqual([('host1', 1.0), ('host0', 0.0), ('host2', 0.0),
+                          ('host3', 0.0)], expected[0])
+        self.assertEqual(expected,
+                         self.weigh_logged(self.ours, [Short()], hosts))
+
+    def test_two_hosts_are_weighed(self):
+        hosts = host_states([plain(free_ram_mb=512),
+                             plain(free_ram_mb=4096)], [])
+        self.assertSameWeighing(hosts, request())
+        weighed = self.ours.get_weighed_objects(self.weighers, hosts,
+                                                request())
+        self.assertEqual(['host1', 'host0'], [w.obj.host for w in weighed])
+
+    def test_no_weigher_asked_for_one_host_or_none(self):
+        weigher = mock.Mock(spec=nova_weights.ram.RAMWeigher)
+        self.assertEqual(
+            [], self.ours.get_weighed_objects([weigher], [], request()))
+        [host] = host_states([plain()], [])
+        [weighed] = self.ours.get_weighed_objects([weigher], [host],
+                                                  request())
+        self.assertEqual((host, 0.0), (weighed.obj, weighed.weight))
+        weigher.weigh_objects.assert_not_called()
+
+    def test_scoped_by_the_module_defining_the_multiplier(self):
+        def scoped(*parts):
+            def weight_multiplier(self, host_state):
+                return 1.0
+
+            # Built at run time, as a module's __name__ is.
+            weight_multiplier.__module__ = '.'.join(parts)
+            weigher = type('Weigher', (),
+                           {'weight_multiplier': weight_multiplier})
+            return weighing.aggregate_scoped(weigher())
+
+        self.assertTrue(scoped('nova', 'weights'))
+        self.assertTrue(scoped('nova', 'scheduler', 'weights', 'ram'))
+        self.assertTrue(scoped('nova_drs_scheduler', 'weighers', 'x'))
+        for outside in (('acme', 'weighers'), ('nova',), ('nova', 'api'),
+                        ('nova', 'weightsx'), ('nova_drs_scheduler',)):
+            self.assertFalse(scoped(*outside), outside)
+
+
 class OddHostsFilter(nova_filters.BaseHostFilter):
     """Rejects odd hosts; skipped on rebuild, like most filters."""
 
@@ -207,6 +281,23 @@ class StopFilter(nova_filters.BaseHostFilter):
 
     def filter_all(self, filter_obj_list, spec_obj):
         return None
+
+
+class RejectAllFilter(nova_filters.BaseHostFilter):
+    """Rejects every host."""
+
+    def host_passes(self, host_state, spec_obj):
+        return False
+
+
+class OneByOneFilter(nova_filters.BaseHostFilter):
+    """Overrides _filter_one only: rejects host2 there, in no other way."""
+
+    def _filter_one(self, obj, spec_obj):
+        return obj.host != 'host2'
+
+    def host_passes(self, host_state, spec_obj):
+        return True
 
 
 class FilterHandlerTest(test.NoDBTestCase):
@@ -248,3 +339,35 @@ class FilterHandlerTest(test.NoDBTestCase):
                       logger.output)
         self.assertIn("Filter results: ['OddHostsFilter: (start: 2, end: "
                       "0)']", logger.output)
+
+    def filter_logged(self, handler, filters, *index):
+        """Hosts left of four plain ones, and the lines logged at DEBUG."""
+        logger = self.useFixture(fixtures.FakeLogger(
+            level=logging.DEBUG, format='%(levelname)s %(message)s'))
+        hosts = host_states([plain()] * 4, [])
+        result = handler.get_filtered_objects(filters, hosts, request(),
+                                              *index)
+        return [h.host for h in result], logger.output
+
+    def test_same_debug_lines_as_nova_when_all_are_removed(self):
+        filters = [OddHostsFilter(), RebuildFilter(), RejectAllFilter(),
+                   OddHostsFilter()]
+        expected = self.filter_logged(self.nova, filters)
+        # The hosts that passed each filter, named at debug level only.
+        self.assertIn("[('OddHostsFilter', [('host0', 'node0'), "
+                      "('host2', 'node2')]), ('RebuildFilter', "
+                      "[('host2', 'node2')]), ('RejectAllFilter', None)]",
+                      expected[1])
+        self.assertEqual(expected, self.filter_logged(self.ours, filters))
+
+    def test_first_instance_by_default(self):
+        expected = self.filter_logged(self.nova, [FirstOnlyFilter()])
+        self.assertEqual(['host0', 'host2', 'host3'], expected[0])
+        self.assertEqual(expected,
+                         self.filter_logged(self.ours, [FirstOnlyFilter()]))
+
+    def test_a_filter_overriding_filter_one_is_asked_through_it(self):
+        self.assertEqual(
+            (['host0', 'host1', 'host3'], ['host0', 'host1', 'host3']),
+            (self.filter_logged(self.nova, [OneByOneFilter()])[0],
+             self.filter_logged(self.ours, [OneByOneFilter()])[0]))
