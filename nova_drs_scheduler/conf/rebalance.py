@@ -225,6 +225,55 @@ OPTS = [
              'after the move), which ``min_improvement`` judges. 0 '
              'ranks destinations by their CPU after the move alone (the '
              'behaviour before this option; see doc/benchmarks.md).'),
+    cfg.FloatOpt(
+        'level_gap',
+        default=0.0,
+        help='Leveling, for workloads whose load jumps faster than any '
+             'reaction to a violation. While the hosts of a pool see their '
+             'CPU rise by ``level_rise_points`` or more in one period at '
+             'least ``level_rise_rate`` times an hour on average, then, '
+             'after the violated hosts have had their moves, the hottest '
+             'host within ``level_band`` points of its CPU threshold sends '
+             'its largest instance that leaves the coolest destination no '
+             'hotter than itself, while the two differ by more than this '
+             'many points; then the next hottest, up to '
+             '``max_concurrent_migrations``. Destinations keep ``margin``, '
+             '``no_return_time``, cooldowns and Nova\'s filters as for any '
+             'move; a host may send as many as a violated host '
+             '(``max_concurrent_migrations_per_violated_host``). 0 turns '
+             'leveling off. See doc/benchmarks.md.',
+        **_PERCENT),
+    cfg.FloatOpt(
+        'level_band',
+        default=10.0,
+        help='How close to its CPU threshold, in points, a host must be '
+             'to send a leveling migration (``level_gap``).',
+        **_PERCENT),
+    cfg.FloatOpt(
+        'level_rise_rate',
+        default=3.0,
+        min=0.0,
+        help='Rises per host and hour (the mean over a pool\'s judged '
+             'hosts, exponentially weighted with the half-life '
+             '``level_rise_halflife``) from which leveling '
+             '(``level_gap``) runs in that pool. 0: always.'),
+    cfg.FloatOpt(
+        'level_rise_points',
+        default=10.0,
+        help='A rise, the evidence ``level_rise_rate`` counts: a host\'s '
+             'CPU up by at least this many points from one period to the '
+             'next. It measures the workload, not the rebalancer: moves '
+             'change where load sits, not how often it jumps.',
+        **_PERCENT),
+    cfg.IntOpt(
+        'level_rise_halflife',
+        default=3600,
+        min=0,
+        help='Half-life, in seconds, of each host\'s exponentially '
+             'weighted rate of rises (``level_rise_rate``): a bursty spell '
+             'turns leveling on within about a half-life, and a quiet one '
+             'turns it off again. 0 stops counting: every rate is 0, so '
+             'leveling runs only with ``level_rise_rate = 0``.'),
     cfg.StrOpt(
         'metrics_source',
         default='nova',
@@ -313,7 +362,9 @@ def planner_config(conf) -> model.PlannerConfig:
         max_concurrent_migrations=drs.max_concurrent_migrations,
         max_concurrent_migrations_per_violated_host=(
             drs.max_concurrent_migrations_per_violated_host),
-        destination_deviations=drs.destination_deviations)
+        destination_deviations=drs.destination_deviations,
+        level_gap=drs.level_gap, level_band=drs.level_band,
+        level_rise_rate=drs.level_rise_rate)
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:
@@ -323,4 +374,6 @@ def metrics_windows(conf) -> metrics.MetricsWindows:
         window=drs.window, stabilization=drs.stabilization,
         max_age=drs.metrics_max_age, cpu_threshold=drs.cpu_threshold,
         ram_threshold=drs.ram_threshold,
-        halflife=drs.expected_load_halflife)
+        halflife=drs.expected_load_halflife,
+        rise_points=drs.level_rise_points,
+        rise_halflife=drs.level_rise_halflife)

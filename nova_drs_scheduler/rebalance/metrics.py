@@ -33,6 +33,15 @@ one, smooth hosts a small one; a host that just received (or sent) an
 instance too, for about a half-life, as the step shows up as spread and
 then fades.
 
+Rises: a *rise* is a period whose CPU average is at least ``rise_points``
+(``[drs] level_rise_points``) above the period before: load that arrives
+in one step, faster than any reaction to a violation.  Each host keeps an
+exponentially weighted rate of them, per hour, with a half-life of
+``rise_halflife`` seconds (``HostSnapshot.rise_rate``; ``rise_halflife =
+0`` turns it off): the evidence the planner's leveling waits for
+(``planner``).  It measures the workload, not the planner: moves change
+where load sits, not how often it jumps.
+
 Time is explicit: :meth:`MetricsWindows.update` takes ``now`` in seconds on
 the same clock as the samples' timestamps (wall clock live, simulated time in
 the simulator), and nothing here reads a clock.
@@ -74,6 +83,8 @@ class HostStatus:
     #: Exponentially weighted standard deviation of the CPU samples around
     #: ``cpu_expected``, points; None when off.
     cpu_deviation: float | None = None
+    #: Rises per hour, exponentially weighted; None when off.
+    rise_rate: float | None = None
 
 
 def is_over(cpu: float, ram: float | None, cpu_threshold: float,
@@ -117,13 +128,17 @@ def judgement(cpu: float | None, ram: float | None, cpu_threshold: float,
 
 
 class _HostWindow:
-    __slots__ = ('samples', 'counter', 'expected', 'variance')
+    __slots__ = ('samples', 'counter', 'expected', 'variance', 'previous',
+                 'rises')
 
     def __init__(self, size: int):
         self.samples = collections.deque(maxlen=size)
         self.counter = 0
         self.expected = None
         self.variance = None
+        #: The CPU average of the last period, and the rise rate.
+        self.previous = None
+        self.rises = 0.0
 
 
 class MetricsWindows:
@@ -131,10 +146,13 @@ class MetricsWindows:
 
     def __init__(self, window: int, stabilization: int, max_age: float,
                  cpu_threshold: float, ram_threshold: float,
-                 halflife: float = 0.0):
+                 halflife: float = 0.0, rise_points: float = 10.0,
+                 rise_halflife: float = 0.0):
         if window < 1 or stabilization < 1:
             raise ValueError('window and stabilization must be >= 1')
         self.halflife = halflife
+        self.rise_points = rise_points
+        self.rise_halflife = rise_halflife
         self.window = window
         self.stabilization = stabilization
         self.max_age = max_age
@@ -184,6 +202,9 @@ class MetricsWindows:
             if state.expected is not None:
                 exported[host]['expected'] = state.expected
                 exported[host]['variance'] = state.variance
+            if state.previous is not None:
+                exported[host]['previous'] = state.previous
+                exported[host]['rises'] = state.rises
         return exported
 
     def restore(self, exported: Mapping) -> None:
@@ -205,6 +226,11 @@ class MetricsWindows:
                     state.expected = float(expected)
                     state.variance = max(
                         0.0, float(data.get('variance') or 0.0))
+                previous = data.get('previous')
+                if previous is not None and state.samples:
+                    state.previous = float(previous)
+                    state.rises = max(
+                        0.0, float(data.get('rises') or 0.0))
             except (KeyError, TypeError, ValueError):
                 continue
             self._hosts[host] = state
@@ -214,11 +240,12 @@ class MetricsWindows:
 
     def _advance(self, host, state, sample, now, cpu_thr, ram_thr):
         last = state.samples[-1] if state.samples else None
+        elapsed = None
         if self._fresh(sample, now) and (
                 last is None or sample.timestamp > last.timestamp):
             state.samples.append(sample)
+            elapsed = sample.timestamp - last.timestamp if last else 0.0
             if self.halflife > 0:
-                elapsed = sample.timestamp - last.timestamp if last else 0.0
                 state.variance = ewm_variance(
                     state.expected, state.variance, sample.cpu_percent,
                     elapsed, self.halflife)
@@ -228,7 +255,8 @@ class MetricsWindows:
         if not self._fresh(last, now):
             state.samples.clear()
             state.counter = 0
-            state.expected = state.variance = None
+            state.expected = state.variance = state.previous = None
+            state.rises = 0.0
             return HostStatus(host, None, None, 0, (), False, NOT_JUDGED)
         cpu = _mean([s.cpu_percent for s in state.samples])
         ram = _mean([s.ram_percent for s in state.samples
@@ -237,6 +265,12 @@ class MetricsWindows:
             state.counter += 1
         else:
             state.counter = 0
+        if elapsed is not None and self.rise_halflife > 0:
+            rise = (state.previous is not None
+                    and cpu - state.previous >= self.rise_points)
+            state.rises = event_rate(state.rises, rise, elapsed,
+                                     self.rise_halflife)
+        state.previous = cpu
         return HostStatus(
             host, cpu, ram, state.counter,
             tuple(s.cpu_percent for s in state.samples),
@@ -244,7 +278,8 @@ class MetricsWindows:
             judgement(cpu, ram, cpu_thr, ram_thr, state.counter,
                       self.stabilization, len(state.samples)),
             state.expected,
-            None if state.variance is None else math.sqrt(state.variance))
+            None if state.variance is None else math.sqrt(state.variance),
+            state.rises if self.rise_halflife > 0 else None)
 
 
 def ewma(previous: float | None, value: float, elapsed: float,
@@ -268,6 +303,15 @@ def ewm_variance(mean: float | None, variance: float | None, value: float,
         return 0.0
     keep = 0.5 ** (max(elapsed, 0.0) / halflife)
     return keep * (variance + (1.0 - keep) * (value - mean) ** 2)
+
+
+def event_rate(rate: float, event: bool, elapsed: float,
+               halflife: float) -> float:
+    """An exponentially weighted rate of events, per hour: ``rate`` decays
+    by half per ``halflife`` seconds, and an event adds ln 2 per half-life
+    in hours, so that events coming steadily at r an hour hold it at r."""
+    rate *= 0.5 ** (max(elapsed, 0.0) / halflife)
+    return rate + math.log(2) * 3600.0 / halflife if event else rate
 
 
 def _mean(values):

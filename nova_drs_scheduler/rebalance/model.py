@@ -44,6 +44,13 @@ class PlannerConfig:
     #: at their projected CPU plus this many of their standard deviations
     #: (``HostSnapshot.cpu_deviation``); 0 ranks them at the projection.
     destination_deviations: float = 2.0
+    #: Leveling (planner ``_level``): while the mean ``rise_rate`` of a
+    #: pool's hosts is at least ``level_rise_rate``, the hottest host within
+    #: ``level_band`` points of its threshold sends load to the coolest one,
+    #: while they differ by more than ``level_gap`` points (0: off).
+    level_gap: float = 0.0
+    level_band: float = 10.0
+    level_rise_rate: float = 3.0
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
@@ -77,6 +84,9 @@ class HostSnapshot:
     #: How far its CPU samples stray from ``cpu_expected``: their
     #: exponentially weighted standard deviation, points; None when unknown.
     cpu_deviation: float | None = None
+    #: One-period CPU rises of at least ``[drs] level_rise_points`` per
+    #: hour, exponentially weighted; None when unknown.
+    rise_rate: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -99,6 +99,7 @@ class _Planner:
         for instance in snapshot.instances:
             self.by_host[instance.host].append(instance)
         self.moved = set()
+        self._gates = {}
         self.moves = []
         self.notes = []
         #: The snapshot with the moves planned so far, for candidates().
@@ -179,9 +180,117 @@ class _Planner:
                                                     h.ram_percent), h.name))
         for source in violated:
             self._plan_host(source)
+        if self.config.level_gap > 0:
+            self._level()
         return model.Plan(moves=tuple(self.moves),
                           hosts=tuple(self.verdicts.values()),
                           notes=tuple(self.notes), policy=self.policy.name)
+
+    def _level(self) -> None:
+        """Leveling moves, after the violated hosts' (``[drs] level_*``).
+
+        Where load jumps often (the pool's mean ``rise_rate``), a host is
+        over its threshold before any reaction, so the hosts nearest it are
+        kept level instead: the hottest sends the largest instance that
+        leaves the coolest destination no hotter than itself.
+        """
+        cfg = self.config
+        done = {n for n, h in self.hosts.items()
+                if not self._level_on(self._pool(h))}
+        while (self.snapshot.inflight_total + len(self.moves)
+               < cfg.max_concurrent_migrations):
+            source = self._level_source(done)
+            if source is None:
+                return
+            done.add(source.name)
+            self._level_from(source)
+
+    def _level_on(self, pool) -> bool:
+        """Whether a pool's load jumps often enough to level it."""
+        if pool not in self._gates:
+            rates = [h.rise_rate or 0.0 for n, h in self.hosts.items()
+                     if self._pool(h) == pool
+                     and self.barred[n] in (None, 'violated')]
+            self._gates[pool] = bool(rates) and (
+                sum(rates) / len(rates) >= self.config.level_rise_rate)
+        return self._gates[pool]
+
+    def _level_source(self, done):
+        """The hottest host within ``level_band`` of its threshold that may
+        still send a migration, or None."""
+        cfg = self.config
+        limit = max(cfg.max_concurrent_migrations_per_host,
+                    cfg.max_concurrent_migrations_per_violated_host)
+        best = None
+        for name, host in self.hosts.items():
+            cpu = self.cpu[name]
+            if (name in done or cpu is None
+                    or self.barred[name] not in (None, 'violated')
+                    or self.busy[name] >= limit
+                    or cpu < host.cpu_threshold - cfg.level_band):
+                continue
+            if best is None or (-cpu, name) < best[0]:
+                best = ((-cpu, name), host)
+        return best and best[1]
+
+    def _level_from(self, source) -> None:
+        """Plan the leveling move off ``source``, if it has one."""
+        cfg = self.config
+        top = self.cpu[source.name]
+        pool = self._pool(source)
+        dests = sorted((self.cpu[n], n) for n in self.floors
+                       if n != source.name
+                       and self._pool(self.hosts[n]) == pool)
+        if not dests or top - dests[0][0] <= cfg.level_gap:
+            return
+        best = None
+        for instance in self.by_host.get(source.name, ()):
+            load = 100.0 * instance.cpu_cores / source.vcpus
+            if (instance.blocked is not None or instance.uuid in self.moved
+                    or load < _LEVEL_LEAST):
+                continue
+            key = (-load, instance.memory_mb, instance.uuid)
+            if best is not None and key > best[0]:
+                continue
+            left = self._left(instance)
+            for cpu_d, name in dests:
+                host = self.hosts[name]
+                if cpu_d + 100.0 * instance.cpu_cores / host.vcpus > (
+                        top - load):
+                    break
+                if name in left:
+                    continue
+                cpu, ram = self._project(host, instance.cpu_cores,
+                                         instance.memory_mb)
+                if self.policy.destination(host, cpu, ram, cfg)[0] is None:
+                    best = (key, instance, host, cpu, ram)
+                    break
+        if best is None:
+            return
+        _, instance, host, cpu, ram = best
+        found = self.candidates(instance, self.view)
+        if host.name not in found.allowed:
+            return
+        removal = self._removal(source, instance)
+        option = base.Option(removal, host, cpu, ram,
+                             base.pressure(host, cpu, ram))
+        reason = (f'level: load jumps {self._rise_text(pool)}; host '
+                  f'{source.name} at {top:.1f}% is the hottest within '
+                  f'{cfg.level_band:g} points of its threshold, '
+                  f'{host.name} the coolest destination at '
+                  f'{self.cpu[host.name]:.1f}%')
+        indexed = source.name in self.floors
+        if indexed:
+            self._leave(source.name)
+        self._apply(source, option, found, [], [], reason=reason)
+        if indexed:
+            self._enter(source.name)
+
+    def _rise_text(self, pool) -> str:
+        rates = [h.rise_rate or 0.0 for h in self.hosts.values()
+                 if self._pool(h) == pool]
+        return (f'{sum(rates) / len(rates):.1f} times an hour per host '
+                f'(level_rise_rate {self.config.level_rise_rate:g})')
 
     def _limit(self, source: str) -> str | None:
         cfg = self.config
@@ -386,7 +495,7 @@ class _Planner:
         return (f' (expected load {host.cpu_expected:.1f}% > current '
                 f'{host.cpu_percent:.1f}%)')
 
-    def _apply(self, source, option, found, scored, failed):
+    def _apply(self, source, option, found, scored, failed, reason=None):
         removal = option.removal
         instance = removal.instance
         dest = option.destination.name
@@ -404,8 +513,8 @@ class _Planner:
             rules.items()))} for uuid, rules in failed]
         self.moves.append(model.Move(
             instance=instance.uuid, source=source.name, destination=dest,
-            reason=(f'{self.verdicts[source.name].reason}; '
-                    f'{self.policy.describe(option, self.config)}'),
+            reason=reason or (f'{self.verdicts[source.name].reason}; '
+                              f'{self.policy.describe(option, self.config)}'),
             expected=expected, alternatives=tuple(alternatives),
             rejected=tuple(rejected), memory_mb=instance.memory_mb))
         self._leave(dest)
@@ -420,6 +529,11 @@ class _Planner:
                                         planned=tuple(self.moves))
         self._enter(dest)
         self._unreachable_by_pool.clear()
+
+
+#: A leveling move moves at least this many points of its source's CPU:
+#: less is not worth a live migration.
+_LEVEL_LEAST = 2.0
 
 
 def _lag(host: model.HostSnapshot) -> float:

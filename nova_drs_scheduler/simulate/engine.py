@@ -116,7 +116,8 @@ class PeriodView:
                 window=status.window, cpu_threshold=config.cpu_threshold,
                 ram_threshold=config.ram_threshold,
                 cpu_expected=status.cpu_expected,
-                cpu_deviation=status.cpu_deviation)
+                cpu_deviation=status.cpu_deviation,
+                rise_rate=status.rise_rate)
         return model.Snapshot(hosts=hosts,
                               instances=self.inputs.build(self),
                               config=config,
