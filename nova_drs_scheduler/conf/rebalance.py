@@ -227,7 +227,7 @@ OPTS = [
              'behaviour before this option; see doc/benchmarks.md).'),
     cfg.FloatOpt(
         'level_gap',
-        default=0.0,
+        default=10.0,
         help='Leveling, for workloads whose load jumps faster than any '
              'reaction to a violation. While the hosts of a pool see their '
              'CPU rise by ``level_rise_points`` or more in one period at '
@@ -237,11 +237,14 @@ OPTS = [
              'its largest instance that leaves the coolest destination no '
              'hotter than itself, while the two differ by more than this '
              'many points; then the next hottest, up to '
-             '``max_concurrent_migrations``. Destinations keep ``margin``, '
-             '``no_return_time``, cooldowns and Nova\'s filters as for any '
-             'move; a host may send as many as a violated host '
-             '(``max_concurrent_migrations_per_violated_host``). 0 turns '
-             'leveling off. See doc/benchmarks.md.',
+             '``max_concurrent_migrations`` in flight. Destinations keep '
+             '``margin``, ``no_return_time``, cooldowns and Nova\'s filters '
+             'as for any move; a host may send as many as a violated host '
+             '(``max_concurrent_migrations_per_violated_host``). Where '
+             'load rarely jumps nothing changes. On the benchmark\'s bursty '
+             'trace it left 22-31 % fewer overloaded host-periods for 3-5 '
+             'times the migrations; on the traces without bursts it never '
+             'ran. 0 turns leveling off. See doc/rebalancer.md.',
         **_PERCENT),
     cfg.FloatOpt(
         'level_band',

@@ -48,7 +48,7 @@ class PlannerConfig:
     #: pool's hosts is at least ``level_rise_rate``, the hottest host within
     #: ``level_band`` points of its threshold sends load to the coolest one,
     #: while they differ by more than ``level_gap`` points (0: off).
-    level_gap: float = 0.0
+    level_gap: float = 10.0
     level_band: float = 10.0
     level_rise_rate: float = 3.0
     #: Instances of one violated host scored against every destination; the

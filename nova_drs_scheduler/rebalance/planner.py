@@ -99,7 +99,7 @@ class _Planner:
         for instance in snapshot.instances:
             self.by_host[instance.host].append(instance)
         self.moved = set()
-        self._gates = {}
+        self._rises = {}
         self.moves = []
         self.notes = []
         #: The snapshot with the moves planned so far, for candidates().
@@ -207,13 +207,17 @@ class _Planner:
 
     def _level_on(self, pool) -> bool:
         """Whether a pool's load jumps often enough to level it."""
-        if pool not in self._gates:
+        rate = self._rise_rate(pool)
+        return rate is not None and rate >= self.config.level_rise_rate
+
+    def _rise_rate(self, pool) -> float | None:
+        """Mean rise rate of a pool's judged hosts (unknown counts as 0)."""
+        if pool not in self._rises:
             rates = [h.rise_rate or 0.0 for n, h in self.hosts.items()
                      if self._pool(h) == pool
                      and self.barred[n] in (None, 'violated')]
-            self._gates[pool] = bool(rates) and (
-                sum(rates) / len(rates) >= self.config.level_rise_rate)
-        return self._gates[pool]
+            self._rises[pool] = sum(rates) / len(rates) if rates else None
+        return self._rises[pool]
 
     def _level_source(self, done):
         """The hottest host within ``level_band`` of its threshold that may
@@ -235,13 +239,12 @@ class _Planner:
 
     def _level_from(self, source) -> None:
         """Plan the leveling move off ``source``, if it has one."""
-        cfg = self.config
         top = self.cpu[source.name]
         pool = self._pool(source)
         dests = sorted((self.cpu[n], n) for n in self.floors
                        if n != source.name
                        and self._pool(self.hosts[n]) == pool)
-        if not dests or top - dests[0][0] <= cfg.level_gap:
+        if not dests or top - dests[0][0] <= self.config.level_gap:
             return
         best = None
         for instance in self.by_host.get(source.name, ()):
@@ -252,33 +255,28 @@ class _Planner:
             key = (-load, instance.memory_mb, instance.uuid)
             if best is not None and key > best[0]:
                 continue
-            left = self._left(instance)
-            for cpu_d, name in dests:
-                host = self.hosts[name]
-                if cpu_d + 100.0 * instance.cpu_cores / host.vcpus > (
-                        top - load):
-                    break
-                if name in left:
-                    continue
-                cpu, ram = self._project(host, instance.cpu_cores,
-                                         instance.memory_mb)
-                if self.policy.destination(host, cpu, ram, cfg)[0] is None:
-                    best = (key, instance, host, cpu, ram)
-                    break
+            option = self._level_option(source, instance, top - load, dests)
+            if option is not None:
+                best = (key, option)
         if best is None:
             return
-        _, instance, host, cpu, ram = best
+        option = best[1]
+        instance = option.removal.instance
         found = self.candidates(instance, self.view)
-        if host.name not in found.allowed:
-            return
-        removal = self._removal(source, instance)
-        option = base.Option(removal, host, cpu, ram,
-                             base.pressure(host, cpu, ram))
-        reason = (f'level: load jumps {self._rise_text(pool)}; host '
-                  f'{source.name} at {top:.1f}% is the hottest within '
-                  f'{cfg.level_band:g} points of its threshold, '
-                  f'{host.name} the coolest destination at '
-                  f'{self.cpu[host.name]:.1f}%')
+        if option.destination.name not in found.allowed:
+            option = self._level_option(source, instance,
+                                        option.removal.cpu, dests,
+                                        set(found.allowed))
+            if option is None:
+                return
+        dest = option.destination.name
+        reason = (f'level: load jumps {self._rise_rate(pool):.1f} times an '
+                  f'hour per host (level_rise_rate '
+                  f'{self.config.level_rise_rate:g}); host {source.name} at '
+                  f'{top:.1f}% is the hottest within '
+                  f'{self.config.level_band:g} points of its threshold, '
+                  f'{dest} the coolest destination at '
+                  f'{self.cpu[dest]:.1f}%')
         indexed = source.name in self.floors
         if indexed:
             self._leave(source.name)
@@ -286,11 +284,23 @@ class _Planner:
         if indexed:
             self._enter(source.name)
 
-    def _rise_text(self, pool) -> str:
-        rates = [h.rise_rate or 0.0 for h in self.hosts.values()
-                 if self._pool(h) == pool]
-        return (f'{sum(rates) / len(rates):.1f} times an hour per host '
-                f'(level_rise_rate {self.config.level_rise_rate:g})')
+    def _level_option(self, source, instance, ceiling, dests, allowed=None):
+        """The coolest destination (in ``allowed`` if given) that the
+        policy accepts and that ``instance`` leaves no hotter than
+        ``ceiling``, its source's CPU after the move; None if none."""
+        left = self._left(instance)
+        for cpu_d, name in dests:
+            host = self.hosts[name]
+            if cpu_d + 100.0 * instance.cpu_cores / host.vcpus > ceiling:
+                return None
+            if name in left or (allowed is not None and name not in allowed):
+                continue
+            cpu, ram = self._project(host, instance.cpu_cores,
+                                     instance.memory_mb)
+            if self.policy.destination(host, cpu, ram, self.config)[0] is None:
+                return base.Option(self._removal(source, instance), host,
+                                   cpu, ram, base.pressure(host, cpu, ram))
+        return None
 
     def _limit(self, source: str) -> str | None:
         cfg = self.config

@@ -76,22 +76,23 @@ class HostSnapshotTest(testtools.TestCase):
     def test_expected_load_and_spread_of_a_judged_host(self):
         status = metrics.HostStatus('h1', 85.0, None, 2, (85.0,), True,
                                     'over', cpu_expected=70.0,
-                                    cpu_deviation=6.0)
+                                    cpu_deviation=6.0, rise_rate=4.5)
         host = self.snapshot(status)
-        self.assertEqual((85.0, 2, 70.0, 6.0, 80, True),
+        self.assertEqual((85.0, 2, 70.0, 6.0, 4.5, 80, True),
                          (host.cpu_percent, host.counter, host.cpu_expected,
-                          host.cpu_deviation, host.cpu_threshold,
-                          host.schedulable))
+                          host.cpu_deviation, host.rise_rate,
+                          host.cpu_threshold, host.schedulable))
 
     def test_unjudged_host_has_no_load(self):
         status = metrics.HostStatus('h1', None, None, 0, (), False,
                                     'no sample', cpu_expected=70.0,
-                                    cpu_deviation=6.0)
+                                    cpu_deviation=6.0, rise_rate=4.5)
         for unjudged in (status, None):
             host = self.snapshot(unjudged)
-            self.assertEqual((None, 0, None, None),
+            self.assertEqual((None, 0, None, None, None),
                              (host.cpu_percent, host.counter,
-                              host.cpu_expected, host.cpu_deviation))
+                              host.cpu_expected, host.cpu_deviation,
+                              host.rise_rate))
 
 
     def test_disabled_or_down_host_takes_no_new_load(self):

@@ -38,6 +38,7 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                    max_concurrent_migrations_per_host=2,
                    max_concurrent_migrations_per_violated_host=3,
                    max_concurrent_migrations=8, destination_deviations=1.5,
+                   level_gap=7.0, level_band=12.0, level_rise_rate=1.5,
                    group='drs')
         self.assertEqual(
             model.PlannerConfig(
@@ -46,16 +47,19 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                 margin=5.0, min_improvement=1.0, max_migrations_per_period=3,
                 max_concurrent_migrations_per_host=2,
                 max_concurrent_migrations_per_violated_host=3,
-                max_concurrent_migrations=8, destination_deviations=1.5),
+                max_concurrent_migrations=8, destination_deviations=1.5,
+                level_gap=7.0, level_band=12.0, level_rise_rate=1.5),
             rebalance.planner_config(conf.CONF))
 
     def test_metrics_windows_follow_options(self):
         self.flags(window=5, stabilization=4, metrics_max_age=99,
-                   cpu_threshold=70.0, group='drs')
+                   cpu_threshold=70.0, level_rise_points=12.5,
+                   level_rise_halflife=600, group='drs')
         windows = rebalance.metrics_windows(conf.CONF)
-        self.assertEqual((5, 4, 99, 70.0), (
+        self.assertEqual((5, 4, 99, 70.0, 12.5, 600), (
             windows.window, windows.stabilization, windows.max_age,
-            windows.cpu_threshold))
+            windows.cpu_threshold, windows.rise_points,
+            windows.rise_halflife))
 
     def test_unknown_policy_is_refused(self):
         self.flags(policy='greedy', group='drs')

@@ -2,6 +2,7 @@
 
 import dataclasses
 import functools
+import math
 
 import testtools
 
@@ -180,6 +181,30 @@ class SnapshotInputsTest(testtools.TestCase):
         host = seen[1]['host-0']
         self.assertEqual(5.0, host.cpu_percent)
         self.assertAlmostEqual(25.0, host.cpu_expected)
+
+    def test_hosts_carry_their_rise_rate(self):
+        # vm0 alone on a 2-CPU host-0: 10 %, then 90 % in one step.
+        trace = _trace([10.0, 90.0], [10.0, 10.0])
+        flavor = cluster.Flavor('f', 2, 1024)
+        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+        spec = cluster.ClusterSpec(hosts=2, host_vcpus=2,
+                                   host_memory_mb=8192)
+        windows = functools.partial(metrics.MetricsWindows, 1, 1, 180,
+                                    80.0, 90.0, rise_halflife=3600)
+        seen = []
+
+        class Recording:
+            name = 'recording'
+
+            def plan(self, view):
+                seen.append(view.snapshot(CONFIG).hosts)
+                return [], 0.0, 0.0
+
+        engine.run(trace, vms, spec, Recording(),
+                   engine.Settings(CONFIG, windows, interval=60))
+        self.assertEqual([0.0, 0.0],
+                         [seen[0][n].rise_rate for n in sorted(seen[0])])
+        self.assertAlmostEqual(math.log(2), seen[1]['host-0'].rise_rate)
 
 
 class EndToEndTest(testtools.TestCase):

@@ -1,0 +1,211 @@
+"""Leveling where load jumps: the rise rate and the planner's moves."""
+
+import math
+
+import testtools
+
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import planner
+from tests import snapshots as h
+
+
+def windows(halflife=3600, points=10.0):
+    return metrics.MetricsWindows(1, 1, 180, 80.0, 90.0,
+                                  rise_points=points,
+                                  rise_halflife=halflife)
+
+
+def feed(state, cpus, step=60):
+    return [state.update(i * step, {'h1': metrics.HostSample(i * step, c)})
+            ['h1'] for i, c in enumerate(cpus)]
+
+
+class RiseRateTest(testtools.TestCase):
+
+    def test_one_rise_adds_ln2_per_halflife_in_hours(self):
+        rate = feed(windows(), [50, 60])[-1].rise_rate
+        self.assertAlmostEqual(math.log(2) * 3600 / 3600, rate)
+
+    def test_a_smaller_rise_or_a_fall_is_no_rise(self):
+        self.assertEqual(0.0, feed(windows(), [50, 59.9])[-1].rise_rate)
+        self.assertEqual(0.0, feed(windows(), [70, 40])[-1].rise_rate)
+
+    def test_the_rise_is_against_the_period_before(self):
+        # 50 -> 55 -> 65: each step 5 or 10; only the second is a rise,
+        # though the host is 15 above where it was two periods before.
+        rates = [s.rise_rate for s in feed(windows(), [50, 55, 65])]
+        self.assertEqual(0.0, rates[1])
+        self.assertGreater(rates[2], 0.0)
+
+    def test_the_first_sample_is_no_rise(self):
+        self.assertEqual(0.0, feed(windows(), [90])[-1].rise_rate)
+
+    def test_steady_rises_hold_the_rate_at_their_frequency(self):
+        # A rise every other period of 60 s: 30 an hour.
+        rate = feed(windows(halflife=600), [40, 60] * 300)[-1].rise_rate
+        # Just after a rise it is at the top of its sawtooth, 32.1.
+        self.assertAlmostEqual(30.0, rate, delta=2.5)
+
+    def test_the_rate_halves_per_halflife(self):
+        statuses = feed(windows(), [40, 60] + [60] * 60)
+        self.assertAlmostEqual(statuses[1].rise_rate / 2,
+                               statuses[-1].rise_rate)
+
+    def test_off_without_halflife(self):
+        self.assertIsNone(feed(windows(halflife=0), [40, 60])[-1].rise_rate)
+
+    def test_survives_a_restart_and_goes_with_staleness(self):
+        state = windows()
+        before = feed(state, [40, 60])[-1].rise_rate
+        restored = windows()
+        restored.restore(state.export())
+        status = restored.update(120, {'h1': metrics.HostSample(120, 60)})
+        self.assertAlmostEqual(before * 0.5 ** (60 / 3600),
+                               status['h1'].rise_rate)
+        self.assertIsNone(restored.update(1000, {'h1': None})
+                          ['h1'].rise_rate)
+        status = restored.update(1060, {'h1': metrics.HostSample(1060, 90)})
+        self.assertEqual(0.0, status['h1'].rise_rate)
+
+
+def plan(hosts, instances, rate=3.0, **config):
+    hosts = [h.host(name, cpu, rise_rate=rate, **kwargs)
+             for name, cpu, kwargs in hosts]
+    return planner.plan(h.snapshot(hosts, instances, **config), h.allow_all)
+
+
+#: 'hot' at 78 % (within 10 points of 80), 'cool' at 40 %, 'mid' at 55 %;
+#: hosts of 10 vCPUs, so a core is 10 points.
+HOSTS = [('hot', 78.0, {}), ('mid', 55.0, {}), ('cool', 40.0, {})]
+INSTANCES = [h.instance('big', 'hot', 2.0, memory_mb=1000),
+             h.instance('fits', 'hot', 1.0, memory_mb=3000),
+             h.instance('small', 'hot', 0.5, memory_mb=500)]
+
+
+class LevelingTest(testtools.TestCase):
+
+    def test_largest_instance_that_leaves_the_destination_cooler(self):
+        # 'big' would leave 'hot' at 58 % and 'cool' at 60 %: hotter than
+        # its source; 'fits' leaves 68 % and 50 %.
+        result = plan(HOSTS, INSTANCES)
+        self.assertEqual([('fits', 'hot', 'cool')],
+                         [(m.instance, m.source, m.destination)
+                          for m in result.moves])
+        self.assertIn('level: load jumps 3.0 times an hour',
+                      result.moves[0].reason)
+        self.assertIn('cool the coolest destination at 40.0%',
+                      result.moves[0].reason)
+
+    def test_off_with_no_gap(self):
+        self.assertEqual((), plan(HOSTS, INSTANCES, level_gap=0).moves)
+
+    def test_waits_for_the_pool_rise_rate(self):
+        self.assertEqual((), plan(HOSTS, INSTANCES, rate=2.9).moves)
+        self.assertEqual(1, len(plan(HOSTS, INSTANCES, rate=3.0).moves))
+        self.assertEqual(
+            (), plan(HOSTS, INSTANCES, rate=4.0, level_rise_rate=4.5).moves)
+
+    def test_the_rate_is_the_pool_mean(self):
+        hosts = [('hot', 78.0, {'rise_rate': 9.0}),
+                 ('mid', 55.0, {'rise_rate': 0.0}),
+                 ('cool', 40.0, {'rise_rate': 0.0})]
+        result = planner.plan(h.snapshot(
+            [h.host(n, c, **k) for n, c, k in hosts], INSTANCES),
+            h.allow_all)
+        self.assertEqual(('fits',), tuple(m.instance for m in result.moves))
+        self.assertIn('3.0 times an hour', result.moves[0].reason)
+        hosts[0] = ('hot', 78.0, {'rise_rate': 8.9})
+        result = planner.plan(h.snapshot(
+            [h.host(n, c, **k) for n, c, k in hosts], INSTANCES),
+            h.allow_all)
+        self.assertEqual((), result.moves)
+
+    def test_unknown_rates_count_as_none(self):
+        result = plan(HOSTS, INSTANCES, rate=None)
+        self.assertEqual((), result.moves)
+        self.assertEqual(1, len(plan(HOSTS, INSTANCES, rate=None,
+                                     level_rise_rate=0).moves))
+
+    def test_only_hosts_within_the_band_send(self):
+        hosts = [('hot', 69.9, {}), ('cool', 40.0, {})]
+        self.assertEqual((), plan(hosts, INSTANCES).moves)
+        self.assertEqual(1, len(plan(hosts, INSTANCES,
+                                     level_band=10.1).moves))
+
+    def test_nothing_while_the_gap_is_small(self):
+        hosts = [('hot', 78.0, {}), ('cool', 68.0, {})]
+        self.assertEqual((), plan(hosts, INSTANCES).moves)
+        self.assertEqual(1, len(plan(hosts, INSTANCES, level_gap=9.9).moves))
+
+    def test_destination_keeps_its_margin(self):
+        # 'small' would leave 'hot' at 77.9 % and 'warm' at 75.5 %: cooler
+        # than its source, but past threshold - margin.
+        hosts = [('hot', 79.9, {}), ('warm', 73.5, {})]
+        instances = [h.instance('small', 'hot', 0.2)]
+        self.assertEqual((), plan(hosts, instances, level_gap=5).moves)
+        hosts = [('hot', 79.9, {}), ('warm', 72.9, {})]
+        self.assertEqual(1, len(plan(hosts, instances, level_gap=5).moves))
+
+    def test_a_host_the_instance_left_is_skipped(self):
+        instances = [h.instance('fits', 'hot', 1.0, left=('cool',))]
+        result = plan(HOSTS, instances)
+        self.assertEqual(['mid'], [m.destination for m in result.moves])
+
+    def test_a_blocked_instance_stays(self):
+        instances = [h.instance('fits', 'hot', 1.0, blocked='cooldown')]
+        self.assertEqual((), plan(HOSTS, instances).moves)
+
+    def test_tiny_instances_are_not_worth_a_migration(self):
+        instances = [h.instance('tiny', 'hot', 0.19)]
+        self.assertEqual((), plan(HOSTS, instances).moves)
+        instances = [h.instance('tiny', 'hot', 0.2)]
+        self.assertEqual(1, len(plan(HOSTS, instances).moves))
+
+    def test_within_the_total_limit(self):
+        self.assertEqual((), plan(HOSTS, INSTANCES, inflight_total=4).moves)
+        self.assertEqual(1, len(plan(HOSTS, INSTANCES,
+                                     inflight_total=3).moves))
+
+    def test_a_busy_host_sends_nothing(self):
+        snap = h.snapshot([h.host(n, c, rise_rate=3.0) for n, c, _ in HOSTS],
+                          INSTANCES, inflight_by_host={'hot': 2},
+                          inflight_total=2)
+        self.assertEqual((), planner.plan(snap, h.allow_all).moves)
+        snap = h.snapshot([h.host(n, c, rise_rate=3.0) for n, c, _ in HOSTS],
+                          INSTANCES, inflight_by_host={'hot': 1},
+                          inflight_total=1)
+        self.assertEqual(1, len(planner.plan(snap, h.allow_all).moves))
+
+    def test_hottest_first_then_the_next(self):
+        hosts = [('a', 76.0, {}), ('b', 79.0, {}), ('c', 30.0, {}),
+                 ('d', 35.0, {})]
+        instances = [h.instance('ia', 'a', 1.0), h.instance('ib', 'b', 1.0)]
+        result = plan(hosts, instances)
+        self.assertEqual([('ib', 'b', 'c'), ('ia', 'a', 'd')],
+                         [(m.instance, m.source, m.destination)
+                          for m in result.moves])
+
+    def test_after_the_violated_hosts(self):
+        # 'over' is cured first (to 'cool'); 'hot' then levels to 'mid',
+        # now the coolest destination left.
+        hosts = [('over', 95.0, {'counter': 1}), ('hot', 78.0, {}),
+                 ('mid', 45.0, {}), ('cool', 40.0, {})]
+        instances = [h.instance('o1', 'over', 2.0),
+                     h.instance('fits', 'hot', 1.0)]
+        result = plan(hosts, instances)
+        self.assertEqual([('o1', 'over', 'cool'), ('fits', 'hot', 'mid')],
+                         [(m.instance, m.source, m.destination)
+                          for m in result.moves])
+        self.assertIn('violated', result.moves[0].reason)
+        self.assertTrue(result.moves[1].reason.startswith('level: '))
+
+    def test_filters_have_the_last_word(self):
+        # A filter refuses 'cool': 'fits' goes to 'mid' (65 % <= 68 %).
+        snap = h.snapshot([h.host(n, c, rise_rate=3.0) for n, c, _ in HOSTS],
+                          INSTANCES)
+        result = planner.plan(snap, h.allow_except({'cool': 'AnyFilter'}))
+        self.assertEqual([('fits', 'mid')], [(m.instance, m.destination)
+                                             for m in result.moves])
+        result = planner.plan(snap, h.allow_except({'cool': 'AnyFilter',
+                                                    'mid': 'AnyFilter'}))
+        self.assertEqual((), result.moves)
