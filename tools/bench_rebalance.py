@@ -341,14 +341,16 @@ def quality_markdown(rows: list, result: dict) -> str:
 
 
 def _scale(host_counts, vms_per_host: int, steps: int, names,
-           seed: int) -> list:
+           seed: int, config_files=()) -> list:
     rows = []
     for hosts in host_counts:
-        setup = cli.prepare(cli.parser().parse_args([
-            '--vms', str(hosts * vms_per_host), '--steps', str(steps),
-            '--seed', str(seed), '--hosts', str(hosts),
-            '--host-vcpus', str(SCALE_HOST_VCPUS),
-            '--host-ram-mb', str(SCALE_HOST_RAM_MB)]))
+        argv = ['--vms', str(hosts * vms_per_host), '--steps', str(steps),
+                '--seed', str(seed), '--hosts', str(hosts),
+                '--host-vcpus', str(SCALE_HOST_VCPUS),
+                '--host-ram-mb', str(SCALE_HOST_RAM_MB)]
+        for path in config_files:
+            argv += ['--config-file', path]
+        setup = cli.prepare(cli.parser().parse_args(argv))
         trace, vms, spec = setup.trace, setup.vms, setup.spec
         config, settings = setup.config, setup.settings
         for name in names:
@@ -521,7 +523,7 @@ def main(argv=None) -> int:
         rows = _scale([int(h) for h in args.scale_hosts.split(',')],
                       args.vms_per_host, args.scale_steps,
                       strategies.PLANNER_POLICIES,
-                      int(args.seeds.split(',')[0]))
+                      int(args.seeds.split(',')[0]), args.config_file)
         print(_markdown(rows))
         os.makedirs(args.output_dir, exist_ok=True)
         path = os.path.join(args.output_dir, 'scale.json')

@@ -180,7 +180,7 @@ class _Planner:
                                                     h.ram_percent), h.name))
         for source in violated:
             self._plan_host(source)
-        if self.config.level_gap > 0:
+        if self.policy.levels and self.config.level_gap > 0:
             self._level()
         return model.Plan(moves=tuple(self.moves),
                           hosts=tuple(self.verdicts.values()),

@@ -86,6 +86,7 @@ def _bound(removal, config, last) -> tuple:
 class BalancedPolicy(base.Policy):
     name = 'balanced'
     until_cured = True
+    levels = True
 
     def rank(self, removals, config):
         return sorted(removals,

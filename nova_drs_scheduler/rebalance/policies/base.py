@@ -73,6 +73,9 @@ class Policy(abc.ABC):
     #: Refuse to send an instance back to a host it recently left
     #: (``InstanceSnapshot.left``, rule ``no-return``).
     no_return: bool = True
+    #: Level the hosts near their threshold where load jumps often
+    #: (``[drs] level_*``, the planner's ``_level``).
+    levels: bool = False
 
     @abc.abstractmethod
     def rank(self, removals: Sequence[Removal],

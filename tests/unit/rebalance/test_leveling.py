@@ -99,6 +99,9 @@ class LevelingTest(testtools.TestCase):
     def test_off_with_no_gap(self):
         self.assertEqual((), plan(HOSTS, INSTANCES, level_gap=0).moves)
 
+    def test_balanced_only(self):
+        self.assertEqual((), plan(HOSTS, INSTANCES, policy='seed').moves)
+
     def test_waits_for_the_pool_rise_rate(self):
         self.assertEqual((), plan(HOSTS, INSTANCES, rate=2.9).moves)
         self.assertEqual(1, len(plan(HOSTS, INSTANCES, rate=3.0).moves))
