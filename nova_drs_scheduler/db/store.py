@@ -45,6 +45,10 @@ class _Context:
     """What enginefacade keeps its per-thread transaction state on."""
 
 
+#: ``MetricsWindows.export`` keys kept in a host row's ``trend``.
+_TREND = ('expected', 'variance', 'previous', 'rises')
+
+
 def _dumps(value) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
@@ -87,9 +91,11 @@ class Store:
         rows = []
         for host, data in exported.items():
             verdict = verdicts.get(host, {})
+            trend = {key: data[key] for key in _TREND if key in data}
             rows.append({
                 'host': host, 'counter': data['counter'],
                 'samples': _dumps(data['samples']),
+                'trend': _dumps(trend) if trend else None,
                 'cpu_percent': verdict.get('cpu_percent'),
                 'ram_percent': verdict.get('ram_percent'),
                 'violated': bool(verdict.get('violated')),
@@ -106,9 +112,10 @@ class Store:
         with self._read() as conn:
             rows = conn.execute(sa.select(
                 tables.host_state.c.host, tables.host_state.c.counter,
-                tables.host_state.c.samples)).all()
+                tables.host_state.c.samples, tables.host_state.c.trend)).all()
         return {row.host: {'counter': row.counter,
-                           'samples': json.loads(row.samples)}
+                           'samples': json.loads(row.samples),
+                           **(json.loads(row.trend) if row.trend else {})}
                 for row in rows}
 
     def host_states(self) -> list[dict]:
@@ -116,7 +123,8 @@ class Store:
         with self._read() as conn:
             rows = conn.execute(sa.select(tables.host_state).order_by(
                 tables.host_state.c.host)).mappings().all()
-        return [dict(row, samples=json.loads(row['samples']))
+        return [dict(row, samples=json.loads(row['samples']),
+                     trend=json.loads(row['trend']) if row['trend'] else None)
                 for row in rows]
 
     # Decision records.

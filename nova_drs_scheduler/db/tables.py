@@ -20,6 +20,10 @@ host_state = sa.Table(
     sa.Column('host', sa.String(255), primary_key=True),
     sa.Column('counter', sa.Integer, nullable=False),
     sa.Column('samples', sa.Text, nullable=False),
+    #: JSON: the window state beyond samples and counter (expected load,
+    #: its variance, the last period's CPU and the rise rate); NULL in rows
+    #: written before revision 0002.
+    sa.Column('trend', sa.Text),
     sa.Column('cpu_percent', sa.Float),
     sa.Column('ram_percent', sa.Float),
     sa.Column('violated', sa.Boolean, nullable=False),

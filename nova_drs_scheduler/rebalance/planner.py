@@ -39,6 +39,7 @@ per refused host, runs only to explain a chosen move or a failure.
 import bisect
 import collections
 import dataclasses
+from collections.abc import Mapping
 
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
@@ -51,6 +52,37 @@ def plan(snapshot: model.Snapshot,
     """Plan this period's migrations for ``snapshot``."""
     policy = policies.get(snapshot.config.policy)
     return _Planner(snapshot, candidates, policy).run()
+
+
+def rise_rates(hosts: Mapping[str, model.HostSnapshot],
+               config: model.PlannerConfig) -> dict:
+    """Per pool, the mean rise rate of its hosts with a sample (an unknown
+    rate counts as 0): the evidence leveling waits for."""
+    aggregate = config.mode == 'aggregate'
+    rates = collections.defaultdict(list)
+    for host in hosts.values():
+        if host.cpu_percent is not None and not host.excluded:
+            rates[host.pool if aggregate else None].append(
+                host.rise_rate or 0.0)
+    return {pool: sum(found) / len(found) for pool, found in rates.items()}
+
+
+def leveling_sources(hosts: Mapping[str, model.HostSnapshot],
+                     config: model.PlannerConfig) -> set:
+    """The hosts this period may level from, at their measured load.
+
+    The live service measures their instances, as it does a violated
+    host's: the planner can only move an instance whose load it knows.
+    """
+    if config.level_gap <= 0 or not policies.get(config.policy).levels:
+        return set()
+    rates = rise_rates(hosts, config)
+    aggregate = config.mode == 'aggregate'
+    return {name for name, host in hosts.items()
+            if host.cpu_percent is not None and not host.excluded
+            and rates[host.pool if aggregate else None]
+            >= config.level_rise_rate
+            and host.cpu_percent >= host.cpu_threshold - config.level_band}
 
 
 def _fmt(label: str, cpu: float, ram: float | None) -> str:
@@ -99,7 +131,7 @@ class _Planner:
         for instance in snapshot.instances:
             self.by_host[instance.host].append(instance)
         self.moved = set()
-        self._rises = {}
+        self._rises = None
         self.moves = []
         self.notes = []
         #: The snapshot with the moves planned so far, for candidates().
@@ -207,17 +239,12 @@ class _Planner:
 
     def _level_on(self, pool) -> bool:
         """Whether a pool's load jumps often enough to level it."""
-        rate = self._rise_rate(pool)
-        return rate is not None and rate >= self.config.level_rise_rate
+        return self._rise_rate(pool) >= self.config.level_rise_rate
 
-    def _rise_rate(self, pool) -> float | None:
-        """Mean rise rate of a pool's judged hosts (unknown counts as 0)."""
-        if pool not in self._rises:
-            rates = [h.rise_rate or 0.0 for n, h in self.hosts.items()
-                     if self._pool(h) == pool
-                     and self.barred[n] in (None, 'violated')]
-            self._rises[pool] = sum(rates) / len(rates) if rates else None
-        return self._rises[pool]
+    def _rise_rate(self, pool) -> float:
+        if self._rises is None:
+            self._rises = rise_rates(self.hosts, self.config)
+        return self._rises.get(pool, 0.0)
 
     def _level_source(self, done):
         """The hottest host within ``level_band`` of its threshold that may

@@ -324,6 +324,12 @@ class Rebalancer:
         # instance), except those a DRS migration or an open
         # recommendation names.
         over = {name for name, status in statuses.items() if status.counter}
+        if config.level_gap > 0:
+            # And those the planner may level from (doc/rebalancer.md).
+            over |= planner.leveling_sources({
+                name: live.host_snapshot(rows, statuses.get(name),
+                                         settings[name], config)
+                for name, rows in cloud.hosts.items()}, config)
         live.read_instances(
             context, cloud, None if all_instances else over,
             self._named_instances(cloud))

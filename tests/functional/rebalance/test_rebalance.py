@@ -121,6 +121,41 @@ class SpikeTest(base.RebalanceTestBase):
                                          for m in record['moves']])
 
 
+class LevelingTest(base.RebalanceTestBase):
+    """Where load jumps often, a host near its threshold is leveled before
+    it goes over (``[drs] level_*`` at their defaults)."""
+
+    def test_levels_once_the_load_jumps_often_enough(self):
+        servers = [self._boot('host1') for _ in range(2)]
+        loads = dict.fromkeys(servers, 1.0)
+        low = {'host1': 56, 'host2': 30, 'host3': 10}
+        high = {'host1': 76, 'host2': 50, 'host3': 30}
+        # Each low -> high period is a rise of 20 points on every host,
+        # worth ln 2 an hour with the 1 h half-life: four make 2.8 a host
+        # and hour, under level_rise_rate (3), and nothing moves.
+        records = []
+        for _ in range(4):
+            records += [self._period(low, loads), self._period(high, loads)]
+        self.assertEqual([], [m for r in records for m in r['moves']])
+        self._period(low, loads)
+        # The fifth makes 3.5: host1 at 76 % (within 10 points of 80 %, not
+        # over it) sends an instance to the coolest host.
+        record = self._settle(self._period(high, loads))
+        self.assertFalse(self._verdict(record, 'host1')['violated'])
+        self.assertEqual(1, len(record['moves']))
+        move = record['moves'][0]
+        self.assertIn(move['instance'], servers)
+        self.assertTrue(move['reason'].startswith('level: load jumps 3.5 '
+                                                  'times an hour'),
+                        move['reason'])
+        self.assertEqual(('host1', 'host3', 'completed'),
+                         (move['source'], move['destination'],
+                          move['outcome']['status']))
+        self.assertEqual('host3', self._host_of(move['instance']))
+        self.assertEqual(['host3'], self._allocated_hosts(move['instance']))
+        self.assertEqual('ACTIVE', self._server(move['instance'])['status'])
+
+
 class AggregateModeTest(base.RebalanceTestBase):
     """Scenario 3: moves stay in the pool; hosts in no aggregate."""
 

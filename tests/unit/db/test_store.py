@@ -2,6 +2,7 @@
 
 import datetime
 import json
+import math
 import os
 
 import fixtures
@@ -287,6 +288,41 @@ class WindowsTest(StoreTestBase):
         self.assertIn('over for 2 periods', rows['h1']['reason'])
         self.store.save_windows({}, {})
         self.assertEqual({}, self.store.load_windows())
+
+
+    def test_a_new_reader_continues_the_trend_and_rise_rate(self):
+        # The expected load, its spread and the rise rate: without them a
+        # restarted or other leader would start each from its newest
+        # sample, and leveling would never see load jump often.
+        windows = metrics.MetricsWindows(1, 1, 180, 80.0, 90.0,
+                                         halflife=600, rise_halflife=3600)
+        for now, cpu in ((100.0, 40.0), (160.0, 60.0), (220.0, 40.0)):
+            before = windows.update(now, {'h1': metrics.HostSample(now, cpu)})
+        self.store.save_windows(windows.export(), {})
+        other = metrics.MetricsWindows(1, 1, 180, 80.0, 90.0,
+                                       halflife=600, rise_halflife=3600)
+        other.restore(self.store.load_windows())
+        after = other.update(280.0, {'h1': metrics.HostSample(280.0, 60.0)})
+        windows_after = windows.update(
+            280.0, {'h1': metrics.HostSample(280.0, 60.0)})
+        self.assertGreater(before['h1'].rise_rate, 0.0)
+        for field in ('cpu_expected', 'cpu_deviation', 'rise_rate'):
+            self.assertAlmostEqual(getattr(windows_after['h1'], field),
+                                   getattr(after['h1'], field))
+        # Rises at 160 s (decayed for 120 s) and at 280 s.
+        self.assertAlmostEqual(math.log(2) * (1 + 0.5 ** (120 / 3600)),
+                               after['h1'].rise_rate)
+        row = self.store.host_states()[0]
+        self.assertEqual({'expected', 'variance', 'previous', 'rises'},
+                         set(row['trend']))
+
+    def test_rows_without_trend_restore_as_before(self):
+        # As rows written before revision 0002 are.
+        self.store.save_windows(
+            {'h1': {'counter': 1, 'samples': [[100.0, 90.0, None]]}}, {})
+        self.assertEqual({'counter': 1, 'samples': [[100.0, 90.0, None]]},
+                         self.store.load_windows()['h1'])
+        self.assertIsNone(self.store.host_states()[0]['trend'])
 
 
 class RecommendationsTest(StoreTestBase):

@@ -401,7 +401,8 @@ class SnapshotTest(PeriodTestCase):
         self.windows = mock.Mock(**{'update.return_value': {
             'h1': mock.Mock(counter=2), 'h2': mock.Mock(counter=0),
             'h3': mock.Mock(counter=0)}})
-        self.planner_config = model.PlannerConfig(cpu_threshold=80)
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0)
 
     def snapshot(self, all_instances=False):
         return self.period._snapshot(mock.sentinel.context,
@@ -434,6 +435,26 @@ class SnapshotTest(PeriodTestCase):
             {'i1': 1.5}, self.planner_config, 100, 400, 200)
         self.assertEqual((self.build.return_value, self.cloud,
                           frozenset({'h1'})), (snapshot, cloud, late))
+
+    def test_instances_of_the_hosts_leveling_may_move_are_measured(self):
+        # With leveling on, the hosts the planner may level from are read
+        # and measured too, from their host snapshots.
+        self.planner_config = model.PlannerConfig(cpu_threshold=80)
+        host_snapshot = self.useFixture(fixtures.MockPatchObject(
+            live, 'host_snapshot', side_effect=lambda rows, status, *_:
+            status)).mock
+        sources = self.useFixture(fixtures.MockPatchObject(
+            planner, 'leveling_sources', return_value={'h3'})).mock
+        self.snapshot()
+        self.assertEqual(self.windows.update.return_value,
+                         sources.call_args.args[0])
+        self.assertIs(self.planner_config, sources.call_args.args[1])
+        self.assertEqual(3, host_snapshot.call_count)
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, {'h1', 'h3'}, {'i9'})
+        self.period.source.instance_loads_within.assert_called_once_with(
+            mock.sentinel.context, [self.instances['i1'],
+                                    self.instances['i3']], 7)
 
     def test_every_instance_read_for_a_dry_run(self):
         self.snapshot(all_instances=True)

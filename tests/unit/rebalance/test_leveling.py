@@ -5,6 +5,7 @@ import math
 import testtools
 
 from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from tests import snapshots as h
 
@@ -212,3 +213,44 @@ class LevelingTest(testtools.TestCase):
         result = planner.plan(snap, h.allow_except({'cool': 'AnyFilter',
                                                     'mid': 'AnyFilter'}))
         self.assertEqual((), result.moves)
+
+
+def hosts_at(*specs):
+    return {name: h.host(name, cpu, rise_rate=rate, **kwargs)
+            for name, cpu, rate, kwargs in specs}
+
+
+class LevelingSourcesTest(testtools.TestCase):
+    """The hosts whose instances the live service must measure."""
+
+    def sources(self, hosts, **config):
+        return planner.leveling_sources(hosts, model.PlannerConfig(**config))
+
+    def test_hosts_within_the_band_of_a_pool_that_levels(self):
+        hosts = hosts_at(('a', 70.0, 3.0, {}), ('b', 69.9, 3.0, {}),
+                         ('c', 90.0, 3.0, {}))
+        self.assertEqual({'a', 'c'}, self.sources(hosts))
+        self.assertEqual({'a', 'b', 'c'}, self.sources(hosts, level_band=11))
+
+    def test_none_while_the_pool_rate_is_low_or_leveling_is_off(self):
+        hosts = hosts_at(('a', 75.0, 2.9, {}), ('b', 40.0, 2.9, {}))
+        self.assertEqual(set(), self.sources(hosts))
+        hosts = hosts_at(('a', 75.0, 3.0, {}), ('b', 40.0, 3.0, {}))
+        self.assertEqual(set(), self.sources(hosts, level_gap=0))
+        self.assertEqual(set(), self.sources(hosts, policy='seed'))
+
+    def test_unsampled_and_excluded_hosts_neither_send_nor_count(self):
+        hosts = hosts_at(('a', 75.0, 3.0, {}), ('stale', None, 0.0, {}),
+                         ('out', 79.0, 0.0, {'excluded': True}))
+        self.assertEqual({'a'}, self.sources(hosts))
+
+    def test_each_aggregate_pool_has_its_own_rate(self):
+        hosts = hosts_at(('a', 75.0, 6.0, {'pool': 'p1'}),
+                         ('b', 40.0, 0.0, {'pool': 'p1'}),
+                         ('c', 75.0, 1.0, {'pool': 'p2'}),
+                         ('d', 40.0, 1.0, {'pool': 'p2'}))
+        self.assertEqual({'a'}, self.sources(hosts, mode='aggregate'))
+        # In global mode the four share one pool: 2.0 a host, under 3.
+        self.assertEqual(set(), self.sources(hosts))
+        self.assertEqual({None: 2.0},
+                         planner.rise_rates(hosts, model.PlannerConfig()))
