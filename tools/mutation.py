@@ -53,7 +53,7 @@ _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
     'test_background', 'test_owner_trait')]
 _PLANNER_TESTS = [_REBALANCE + name for name in (
     'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
-    'test_cost', 'test_policies', 'test_deviation')]
+    'test_cost', 'test_policies', 'test_deviation', 'test_leveling')]
 
 #: Module (relative to the package) -> the unit tests that pin it.
 MODULES = {
@@ -68,7 +68,8 @@ MODULES = {
     'weighers/__init__.py': ['tests.unit.weighers.test_registry'],
     'weighers/utilization.py': ['tests.unit.weighers.test_utilization'],
     'rebalance/metrics.py': [_REBALANCE + 'test_metrics',
-                             _REBALANCE + 'test_deviation'],
+                             _REBALANCE + 'test_deviation',
+                             _REBALANCE + 'test_leveling'],
     'rebalance/planner.py': _PLANNER_TESTS,
     'rebalance/policies/__init__.py': _PLANNER_TESTS,
     'rebalance/policies/base.py': _PLANNER_TESTS,
