@@ -157,14 +157,17 @@ class SnapshotInputsTest(testtools.TestCase):
         self.assertGreater(card.migrations, 0)
         self.assertEqual([True] * 8, checked)
 
-    def test_hosts_carry_their_expected_load(self):
-        trace = _trace([90.0, 10.0], [10.0, 10.0])
+    @staticmethod
+    def _hosts_seen(loads, host_vcpus, **windows_options):
+        """Each period's host snapshots of a two-host replay where vm0
+        (2 vCPUs) alone on host-0 runs at ``loads``."""
+        trace = _trace(loads, [10.0] * len(loads))
         flavor = cluster.Flavor('f', 2, 1024)
         vms = cluster.assign_flavors(trace.names, (flavor,), 0)
-        spec = cluster.ClusterSpec(hosts=2, host_vcpus=4,
+        spec = cluster.ClusterSpec(hosts=2, host_vcpus=host_vcpus,
                                    host_memory_mb=8192)
         windows = functools.partial(metrics.MetricsWindows, 1, 1, 180,
-                                    80.0, 90.0, halflife=60)
+                                    80.0, 90.0, **windows_options)
         seen = []
 
         class Recording:
@@ -176,6 +179,10 @@ class SnapshotInputsTest(testtools.TestCase):
 
         engine.run(trace, vms, spec, Recording(),
                    engine.Settings(CONFIG, windows, interval=60))
+        return seen
+
+    def test_hosts_carry_their_expected_load(self):
+        seen = self._hosts_seen([90.0, 10.0], 4, halflife=60)
         # vm0 alone on host-0: 45 % then 5 %, half-way after one
         # half-life.
         host = seen[1]['host-0']
@@ -183,29 +190,11 @@ class SnapshotInputsTest(testtools.TestCase):
         self.assertAlmostEqual(25.0, host.cpu_expected)
 
     def test_hosts_carry_their_rise_rate(self):
-        # vm0 alone on a 2-CPU host-0: 10 %, then 90 % in one step.
-        trace = _trace([10.0, 90.0], [10.0, 10.0])
-        flavor = cluster.Flavor('f', 2, 1024)
-        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
-        spec = cluster.ClusterSpec(hosts=2, host_vcpus=2,
-                                   host_memory_mb=8192)
-        windows = functools.partial(metrics.MetricsWindows, 1, 1, 180,
-                                    80.0, 90.0, rise_halflife=3600)
-        seen = []
-
-        class Recording:
-            name = 'recording'
-
-            def plan(self, view):
-                seen.append(view.snapshot(CONFIG).hosts)
-                return [], 0.0, 0.0
-
-        engine.run(trace, vms, spec, Recording(),
-                   engine.Settings(CONFIG, windows, interval=60))
+        # 10 %, then 90 % in one step on a 2-CPU host-0.
+        seen = self._hosts_seen([10.0, 90.0], 2, rise_halflife=3600)
         self.assertEqual([0.0, 0.0],
                          [seen[0][n].rise_rate for n in sorted(seen[0])])
         self.assertAlmostEqual(math.log(2), seen[1]['host-0'].rise_rate)
-
 
 class EndToEndTest(testtools.TestCase):
     """A few seconds of the real thing on a synthetic trace."""
