@@ -55,6 +55,36 @@ class RiseRateTest(testtools.TestCase):
     def test_off_without_halflife(self):
         self.assertIsNone(feed(windows(halflife=0), [40, 60])[-1].rise_rate)
 
+    def test_off_by_default_and_with_a_negative_halflife(self):
+        plain = metrics.MetricsWindows(1, 1, 180, 80.0, 90.0)
+        self.assertIsNone(feed(plain, [40, 60])[-1].rise_rate)
+        self.assertIsNone(feed(windows(halflife=-1), [40, 60])[-1].rise_rate)
+
+    def test_a_one_second_halflife_still_counts(self):
+        rate = feed(windows(halflife=1), [40, 60], step=1)[-1].rise_rate
+        self.assertAlmostEqual(math.log(2) * 3600, rate)
+
+    def test_a_rise_is_ten_points_by_default(self):
+        default = metrics.MetricsWindows(1, 1, 180, 80.0, 90.0,
+                                         rise_halflife=3600)
+        self.assertGreater(feed(default, [40, 50])[-1].rise_rate, 0.0)
+        default = metrics.MetricsWindows(1, 1, 180, 80.0, 90.0,
+                                         rise_halflife=3600)
+        self.assertEqual(0.0, feed(default, [40, 49.99])[-1].rise_rate)
+
+    def test_the_rate_neither_decays_nor_grows_without_time(self):
+        self.assertEqual(2.0, metrics.event_rate(2.0, False, 0.0, 3600))
+        # A clock going back changes nothing either.
+        self.assertEqual(2.0, metrics.event_rate(2.0, False, -5.0, 3600))
+
+    def test_a_damaged_or_old_record_restores_no_rises(self):
+        for rises in (None, -4.0):
+            state = windows()
+            state.restore({'h1': {'counter': 0, 'samples': [[0, 60, None]],
+                                  'previous': 60.0, 'rises': rises}})
+            status = state.update(60, {'h1': metrics.HostSample(60, 60)})
+            self.assertEqual(0.0, status['h1'].rise_rate)
+
     def test_survives_a_restart_and_goes_with_staleness(self):
         state = windows()
         before = feed(state, [40, 60])[-1].rise_rate
