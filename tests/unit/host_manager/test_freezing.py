@@ -102,3 +102,11 @@ class FreezerTest(testtools.TestCase):
         self.now += 1.0
         self.freezer.freeze()
         self.assertEqual([2, 1, 2, 1], collected)
+
+    def test_a_freeze_after_release_collects_everything(self):
+        collected = self.collections()
+        self.freezer.freeze()
+        self.freezer.release()
+        self.now += 1.0
+        self.freezer.freeze()
+        self.assertEqual([2, 2], collected)

@@ -347,7 +347,7 @@ class FilterHandlerTest(test.NoDBTestCase):
         hosts = host_states([plain()] * 4, [])
         result = handler.get_filtered_objects(filters, hosts, request(),
                                               *index)
-        return [h.host for h in result], logger.output
+        return result and [h.host for h in result], logger.output
 
     def test_same_debug_lines_as_nova_when_all_are_removed(self):
         filters = [OddHostsFilter(), RebuildFilter(), RejectAllFilter(),
@@ -371,3 +371,29 @@ class FilterHandlerTest(test.NoDBTestCase):
             (['host0', 'host1', 'host3'], ['host0', 'host1', 'host3']),
             (self.filter_logged(self.nova, [OneByOneFilter()])[0],
              self.filter_logged(self.ours, [OneByOneFilter()])[0]))
+
+    def test_same_debug_lines_as_nova_when_told_to_stop(self):
+        filters = [OddHostsFilter(), StopFilter(), OddHostsFilter()]
+        expected = self.filter_logged(self.nova, filters)
+        self.assertEqual((None, True), (
+            expected[0], 'Filter StopFilter says to stop' in expected[1]))
+        self.assertEqual(expected, self.filter_logged(self.ours, filters))
+
+    def test_host_passes_asked_without_nova_per_host_dispatch(self):
+        # What the handler is for: a filter that keeps Nova's filter_all
+        # and _filter_one has host_passes called directly.
+        asked = []
+        original = nova_filters.BaseHostFilter._filter_one
+
+        def filter_one(self, obj, spec):
+            asked.append(obj.host)
+            return original(self, obj, spec)
+
+        self.useFixture(fixtures.MockPatchObject(
+            nova_filters.BaseHostFilter, '_filter_one', filter_one))
+        self.assertEqual(['host0', 'host2'], self.filter_logged(
+            self.ours, [OddHostsFilter()])[0])
+        self.assertEqual([], asked)
+        self.assertEqual(['host0', 'host2'], self.filter_logged(
+            self.nova, [OddHostsFilter()])[0])
+        self.assertEqual(['host0', 'host1', 'host2', 'host3'], asked)
