@@ -138,6 +138,9 @@ class RecordsTest(StoreTestBase):
         self.assertEqual(['starting', 'started', 'starting'], [
             self.store.get(ident)['moves'][0]['outcome']['status']
             for ident in ids])
+        # Each read by its own id, not by one sorting after it.
+        self.assertEqual(list(ids), [self.store.get(ident)['id']
+                                     for ident in ids])
 
     def test_recent_is_newest_last_and_can_keep_moves_only(self):
         now = timeutils.utcnow()

@@ -284,3 +284,102 @@ class LevelingSourcesTest(testtools.TestCase):
         self.assertEqual(set(), self.sources(hosts))
         self.assertEqual({None: 2.0},
                          planner.rise_rates(hosts, model.PlannerConfig()))
+
+
+def leveled(hosts, instances, **kwargs):
+    """The (instance, source, destination) of a plan's moves."""
+    return [(m.instance, m.source, m.destination)
+            for m in plan(hosts, instances, **kwargs).moves]
+
+
+class LevelingOrderAndLimitsTest(testtools.TestCase):
+
+    def test_the_hottest_of_several_sends_first(self):
+        # Destinations first in the snapshot: the scan goes past hosts
+        # outside the band.
+        hosts = [('d1', 30.0, {}), ('d2', 32.0, {}), ('d3', 34.0, {}),
+                 ('a', 72.0, {}), ('b', 79.0, {}), ('c', 76.0, {})]
+        instances = [h.instance(f'i{n}', n, 1.0) for n in 'abc']
+        self.assertEqual([('ib', 'b', 'd1'), ('ic', 'c', 'd2'),
+                          ('ia', 'a', 'd3')], leveled(hosts, instances))
+
+    def test_the_largest_instance_that_fits_whatever_the_order(self):
+        instances = [h.instance('small', 'hot', 0.5),
+                     h.instance('fits', 'hot', 1.0)]
+        self.assertEqual([('fits', 'hot', 'cool')],
+                         leveled(HOSTS, instances))
+
+    def test_fractions_of_a_point_count(self):
+        # 0.55 cores on 10 vCPUs: 5.5 points. 'warm' would end at 72.7 %,
+        # over what 'hot' keeps (72.5 %): no move.
+        hosts = [('hot', 78.0, {}), ('warm', 67.2, {})]
+        instances = [h.instance('odd', 'hot', 0.55)]
+        self.assertEqual([], leveled(hosts, instances))
+        hosts = [('hot', 78.0, {}), ('warm', 66.9, {})]
+        self.assertEqual([('odd', 'hot', 'warm')], leveled(hosts, instances))
+
+    def test_nothing_under_the_gap_even_if_it_fits(self):
+        hosts = [('hot', 78.0, {}), ('warm', 73.0, {})]
+        instances = [h.instance('tiny', 'hot', 0.2)]
+        self.assertEqual([], leveled(hosts, instances))
+
+    def test_a_rate_above_the_gate_levels_too(self):
+        self.assertEqual(1, len(leveled(HOSTS, INSTANCES, rate=4.0)))
+
+    def test_as_many_as_the_total_limit_allows(self):
+        hosts = [(f'd{n}', 30.0 + n, {}) for n in range(4)]
+        hosts += [(f's{n}', 75.0 + n, {}) for n in range(4)]
+        instances = [h.instance(f'i{n}', f's{n}', 1.0) for n in range(4)]
+        for inflight, count in ((0, 4), (1, 3), (3, 1), (4, 0), (5, 0)):
+            self.assertEqual(count, len(leveled(
+                hosts, instances, inflight_total=inflight)), inflight)
+
+    def test_a_host_over_its_own_limit_sends_nothing(self):
+        snap = h.snapshot([h.host(n, c, rise_rate=3.0) for n, c, _ in HOSTS],
+                          INSTANCES, inflight_by_host={'hot': 3},
+                          inflight_total=3)
+        self.assertEqual((), planner.plan(snap, h.allow_all).moves)
+
+    def test_a_violated_host_over_its_limit_is_not_relieved(self):
+        snap = h.snapshot(
+            [h.host('over', 95.0, counter=1), h.host('cool', 30.0)],
+            [h.instance('o1', 'over', 2.0)], inflight_by_host={'over': 3},
+            inflight_total=3, max_concurrent_migrations=8, level_gap=0)
+        self.assertEqual((), planner.plan(snap, h.allow_all).moves)
+
+    def test_a_disabled_host_does_not_send(self):
+        hosts = [('hot', 78.0, {'schedulable': False}), ('cool', 40.0, {})]
+        self.assertEqual([], leveled(hosts, INSTANCES))
+
+    def test_a_violated_host_cured_into_the_band_levels_too(self):
+        # 'over' is cured to 75 % onto 'cool1', then sends 'o2' by
+        # leveling to the coolest host left.
+        hosts = [('over', 95.0, {'counter': 1}), ('cool1', 30.0, {}),
+                 ('cool2', 35.0, {}), ('cool3', 40.0, {})]
+        instances = [h.instance('o1', 'over', 2.0),
+                     h.instance('o2', 'over', 0.5)]
+        result = plan(hosts, instances)
+        self.assertEqual([('o1', 'cool1'), ('o2', 'cool2')],
+                         [(m.instance, m.destination) for m in result.moves])
+        self.assertTrue(result.moves[1].reason.startswith('level: '))
+
+    def test_each_aggregate_pool_levels_within_itself(self):
+        # The coolest host is in another pool; pool names as read from
+        # the database, equal to each other but not the same object.
+        hosts = [('hot', 78.0, {'pool': h.fresh('p1')}),
+                 ('mid', 55.0, {'pool': h.fresh('p1')}),
+                 ('cool', 40.0, {'pool': h.fresh('p2')})]
+        self.assertEqual([('fits', 'hot', 'mid')],
+                         leveled(hosts, INSTANCES, mode=h.fresh('aggregate')))
+
+    def test_the_mean_rate_is_not_rounded(self):
+        hosts = hosts_at(('a', 75.0, 2.5, {}), ('b', 40.0, 3.6, {}))
+        self.assertAlmostEqual(3.05, planner.rise_rates(
+            hosts, model.PlannerConfig())[None])
+        self.assertEqual({'a'}, planner.leveling_sources(
+            hosts, model.PlannerConfig(level_rise_rate=3.05)))
+        self.assertEqual(set(), planner.leveling_sources(
+            hosts, model.PlannerConfig(level_rise_rate=3.06)))
+        hosts = hosts_at(('a', 75.0, 4.0, {}), ('b', 40.0, 4.0, {}))
+        self.assertEqual({'a'}, planner.leveling_sources(
+            hosts, model.PlannerConfig(mode=h.fresh('global'))))
