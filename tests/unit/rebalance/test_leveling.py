@@ -279,7 +279,8 @@ class LevelingSourcesTest(testtools.TestCase):
                          ('b', 40.0, 0.0, {'pool': 'p1'}),
                          ('c', 75.0, 1.0, {'pool': 'p2'}),
                          ('d', 40.0, 1.0, {'pool': 'p2'}))
-        self.assertEqual({'a'}, self.sources(hosts, mode='aggregate'))
+        self.assertEqual({'a'}, self.sources(hosts,
+                                             mode=h.fresh('aggregate')))
         # In global mode the four share one pool: 2.0 a host, under 3.
         self.assertEqual(set(), self.sources(hosts))
         self.assertEqual({None: 2.0},
@@ -308,11 +309,22 @@ class LevelingOrderAndLimitsTest(testtools.TestCase):
                      h.instance('fits', 'hot', 1.0)]
         self.assertEqual([('fits', 'hot', 'cool')],
                          leveled(HOSTS, instances))
+        instances = [h.instance('fits', 'hot', 1.0),
+                     h.instance('small', 'hot', 0.5),
+                     h.instance('larger', 'hot', 1.2)]
+        self.assertEqual([('larger', 'hot', 'cool')],
+                         leveled(HOSTS, instances))
+
+    def test_any_gap_above_zero_turns_it_on(self):
+        self.assertEqual(1, len(leveled(HOSTS, INSTANCES, level_gap=0.5)))
+        self.assertEqual({'hot'}, planner.leveling_sources(
+            hosts_at(('hot', 78.0, 3.0, {}), ('cool', 40.0, 3.0, {})),
+            model.PlannerConfig(level_gap=0.5)))
 
     def test_fractions_of_a_point_count(self):
-        # 0.55 cores on 10 vCPUs: 5.5 points. 'warm' would end at 72.7 %,
+        # 0.55 cores on 10 vCPUs: 5.5 points. 'warm' would end at 72.53 %,
         # over what 'hot' keeps (72.5 %): no move.
-        hosts = [('hot', 78.0, {}), ('warm', 67.2, {})]
+        hosts = [('hot', 78.0, {}), ('warm', 67.03, {})]
         instances = [h.instance('odd', 'hot', 0.55)]
         self.assertEqual([], leveled(hosts, instances))
         hosts = [('hot', 78.0, {}), ('warm', 66.9, {})]
@@ -383,3 +395,19 @@ class LevelingOrderAndLimitsTest(testtools.TestCase):
         hosts = hosts_at(('a', 75.0, 4.0, {}), ('b', 40.0, 4.0, {}))
         self.assertEqual({'a'}, planner.leveling_sources(
             hosts, model.PlannerConfig(mode=h.fresh('global'))))
+
+    def test_a_source_past_the_margin_takes_nothing_back(self):
+        # Two migrations per host: 'a' (78 %, past its margin, so never a
+        # destination this period) sends a1 to 'c' and ends at 68 %; b1,
+        # which a filter allows onto 'a' only, stays.
+        def candidates(instance, snap):
+            return model.Candidates(
+                allowed=['a'] if instance.uuid == 'b1' else ['c'])
+        snap = h.snapshot(
+            [h.host(name, cpu, rise_rate=3.0)
+             for name, cpu in (('a', 78.0), ('b', 77.0), ('c', 40.0))],
+            [h.instance('a1', 'a', 1.0), h.instance('b1', 'b', 0.3)],
+            max_concurrent_migrations_per_host=2)
+        self.assertEqual([('a1', 'a', 'c')],
+                         [(m.instance, m.source, m.destination)
+                          for m in planner.plan(snap, candidates).moves])
