@@ -437,9 +437,10 @@ class SnapshotTest(PeriodTestCase):
                           frozenset({'h1'})), (snapshot, cloud, late))
 
     def test_instances_of_the_hosts_leveling_may_move_are_measured(self):
-        # With leveling on, the hosts the planner may level from are read
-        # and measured too, from their host snapshots.
-        self.planner_config = model.PlannerConfig(cpu_threshold=80)
+        # With leveling on (any gap above 0), the hosts the planner may
+        # level from are read and measured too, from their host snapshots.
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0.5)
         host_snapshot = self.useFixture(fixtures.MockPatchObject(
             live, 'host_snapshot', side_effect=lambda rows, status, *_:
             status)).mock
