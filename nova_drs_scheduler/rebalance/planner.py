@@ -23,7 +23,10 @@ below hold for every policy:
 - each planned move is applied to a working projection of host loads, so
   later moves of the same period see it; ``candidates()`` gets the moves
   planned so far (``Snapshot.planned``), so that Nova's server-group
-  filters and weighers see them too.
+  filters and weighers see them too;
+- leveling (policies with ``levels``, ``[drs] level_*``) comes after the
+  violated hosts, only in pools whose hosts' load jumps often
+  (:func:`rise_rates`), and its destinations pass the same rules.
 
 Cost: instances are indexed by host once.  Eligible destinations are kept
 sorted, per pool, by the policy's score at their current load; because a
