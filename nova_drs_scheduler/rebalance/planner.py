@@ -61,12 +61,10 @@ def rise_rates(hosts: Mapping[str, model.HostSnapshot],
                config: model.PlannerConfig) -> dict:
     """Per pool, the mean rise rate of its hosts with a sample (an unknown
     rate counts as 0): the evidence leveling waits for."""
-    aggregate = config.mode == 'aggregate'
     rates = collections.defaultdict(list)
     for host in hosts.values():
         if host.cpu_percent is not None and not host.excluded:
-            rates[host.pool if aggregate else None].append(
-                host.rise_rate or 0.0)
+            rates[_pool_key(host, config)].append(host.rise_rate or 0.0)
     return {pool: sum(found) / len(found) for pool, found in rates.items()}
 
 
@@ -80,12 +78,15 @@ def leveling_sources(hosts: Mapping[str, model.HostSnapshot],
     if config.level_gap <= 0 or not policies.get(config.policy).levels:
         return set()
     rates = rise_rates(hosts, config)
-    aggregate = config.mode == 'aggregate'
     return {name for name, host in hosts.items()
             if host.cpu_percent is not None and not host.excluded
-            and rates[host.pool if aggregate else None]
-            >= config.level_rise_rate
+            and rates[_pool_key(host, config)] >= config.level_rise_rate
             and host.cpu_percent >= host.cpu_threshold - config.level_band}
+
+
+def _pool_key(host: model.HostSnapshot, config: model.PlannerConfig):
+    """The pool a host is judged and relieved in."""
+    return host.pool if config.mode == 'aggregate' else None
 
 
 def _fmt(label: str, cpu: float, ram: float | None) -> str:
@@ -173,7 +174,7 @@ class _Planner:
                 None if host.schedulable else 'not-schedulable')
 
     def _pool(self, host):
-        return host.pool if self.aggregate else None
+        return _pool_key(host, self.config)
 
     def _project(self, host, cores, memory, outlook=True):
         """A host's (cpu, ram) percents with an instance added, CPU at its
