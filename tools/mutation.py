@@ -47,6 +47,7 @@ COSMIC_RAY = os.path.join(os.path.dirname(sys.executable), 'cosmic-ray')
 _FILTERS = 'tests.unit.filters.'
 _REBALANCE = 'tests.unit.rebalance.'
 _HOST_MANAGER = 'tests.unit.host_manager.'
+_SIMULATE = 'tests.unit.simulate.'
 #: Most sensitive first: a killed mutant stops at its first failure.
 _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
     'test_refresh', 'test_requests', 'test_isolation', 'test_reuse',
@@ -115,6 +116,7 @@ MODULES = {
         _HOST_MANAGER + 'test_handlers.WeightHandlerTest'],
     'db/store.py': ['tests.unit.db.test_store',
                     _REBALANCE + 'test_recommendations'],
+    'simulate/scoring.py': [_SIMULATE + 'test_scoring'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '
