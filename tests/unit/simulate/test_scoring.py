@@ -28,14 +28,16 @@ class ScorecardTest(testtools.TestCase):
 
     def test_ping_pong_within_window_only(self):
         card = scoring.Scorecard(80.0, ping_pong_periods=3)
-        card.migrated(0, 'vm', 'a', 'b', 1024)
-        card.migrated(3, 'vm', 'b', 'a', 1024)    # back 3 periods later
-        card.migrated(10, 'vm', 'a', 'b', 1024)   # left b at 3: 7 > 3
-        card.migrated(11, 'other', 'b', 'c', 2048)
+        card.migrated(5, 'vm', 'a', 'b', 1024)
+        card.migrated(7, 'vm', 'b', 'a', 1024)    # left a at 5: 2 <= 3
+        card.migrated(10, 'vm', 'a', 'b', 1024)   # left b at 7: 3 <= 3
+        card.migrated(13, 'vm', 'b', 'a', 1024)   # left a at 10: 3
+        card.migrated(17, 'vm', 'a', 'b', 1024)   # left b at 13: 4 > 3
+        card.migrated(18, 'other', 'b', 'c', 2048)
         summary = card.summary()
-        self.assertEqual(1, summary['ping_pongs'])
-        self.assertEqual(4, summary['migrations'])
-        self.assertEqual(5.0, summary['gb_moved'])
+        self.assertEqual(3, summary['ping_pongs'])
+        self.assertEqual(6, summary['migrations'])
+        self.assertEqual(7.0, summary['gb_moved'])
 
     def test_move_to_a_new_host_is_not_a_ping_pong(self):
         card = scoring.Scorecard(80.0, ping_pong_periods=100)
@@ -58,7 +60,35 @@ class ScorecardTest(testtools.TestCase):
         self.assertEqual(10.0, summary['plan_ms_p95'])
         self.assertEqual(30.0, summary['total_ms_p95'])
 
+    def test_rounding(self):
+        card = scoring.Scorecard(80.0, 3)
+        card.observe({'a': 0.0, 'b': 1.0, 'c': 3.0})   # sd sqrt(14) / 3
+        card.observe({'a': 95.26, 'b': 95.26})         # 0
+        card.planned(0.02012356, 0.00123456)
+        card.migrated(0, 'vm', 'a', 'b', 103000)       # 100.5859 GB
+        summary = card.summary()
+        self.assertEqual(95.3, summary['worst_overload_percent'])
+        self.assertEqual(0.62, summary['stddev_mean'])
+        self.assertEqual(1.25, summary['stddev_p95'])
+        self.assertEqual(20.124, summary['input_ms_mean'])
+        self.assertEqual(1.235, summary['plan_ms_mean'])
+        self.assertEqual(1.235, summary['plan_ms_p95'])
+        self.assertEqual(21.358, summary['total_ms_p95'])
+        self.assertEqual(100.6, summary['gb_moved'])
+
+    def test_gb_moved_rounds_at_half_a_tenth(self):
+        # 0.05 GB is 51.2 MB.
+        for memory_mb, gb in ((51, 0.0), (52, 0.1)):
+            card = scoring.Scorecard(80.0, 3)
+            card.migrated(0, 'vm', 'a', 'b', memory_mb)
+            self.assertEqual(gb, card.summary()['gb_moved'])
+
+    def test_nothing_observed_scores_zero(self):
+        summary = scoring.Scorecard(80.0, 3).summary()
+        self.assertEqual(dict.fromkeys(summary, 0), summary)
+
     def test_percentile(self):
         self.assertEqual(0.0, scoring.percentile([], 0.95))
         self.assertEqual(95, scoring.percentile(range(1, 101), 0.95))
         self.assertEqual(7, scoring.percentile([7], 0.5))
+        self.assertEqual(1, scoring.percentile([3, 1, 2], 0.0))
