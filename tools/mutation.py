@@ -117,6 +117,7 @@ MODULES = {
     'db/store.py': ['tests.unit.db.test_store',
                     _REBALANCE + 'test_recommendations'],
     'simulate/scoring.py': [_SIMULATE + 'test_scoring'],
+    'simulate/cluster.py': [_SIMULATE + 'test_cluster'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '
