@@ -28,16 +28,17 @@ class ScorecardTest(testtools.TestCase):
 
     def test_ping_pong_within_window_only(self):
         card = scoring.Scorecard(80.0, ping_pong_periods=3)
-        card.migrated(5, 'vm', 'a', 'b', 1024)
-        card.migrated(7, 'vm', 'b', 'a', 1024)    # left a at 5: 2 <= 3
-        card.migrated(10, 'vm', 'a', 'b', 1024)   # left b at 7: 3 <= 3
-        card.migrated(13, 'vm', 'b', 'a', 1024)   # left a at 10: 3
-        card.migrated(17, 'vm', 'a', 'b', 1024)   # left b at 13: 4 > 3
-        card.migrated(18, 'other', 'b', 'c', 2048)
+        card.migrated(0, 'vm', 'a', 'b', 1024)
+        card.migrated(2, 'vm', 'b', 'a', 1024)    # left a at 0: 2 <= 3
+        card.migrated(5, 'vm', 'a', 'b', 1024)    # left b at 2: 3 <= 3
+        card.migrated(7, 'vm', 'b', 'a', 1024)    # left a at 5: 2
+        card.migrated(10, 'vm', 'a', 'b', 1024)   # left b at 7: 3
+        card.migrated(14, 'vm', 'b', 'a', 1024)   # left a at 10: 4 > 3
+        card.migrated(15, 'other', 'b', 'c', 2048)
         summary = card.summary()
-        self.assertEqual(3, summary['ping_pongs'])
-        self.assertEqual(6, summary['migrations'])
-        self.assertEqual(7.0, summary['gb_moved'])
+        self.assertEqual(4, summary['ping_pongs'])
+        self.assertEqual(7, summary['migrations'])
+        self.assertEqual(8.0, summary['gb_moved'])
 
     def test_move_to_a_new_host_is_not_a_ping_pong(self):
         card = scoring.Scorecard(80.0, ping_pong_periods=100)
