@@ -118,6 +118,7 @@ MODULES = {
                     _REBALANCE + 'test_recommendations'],
     'simulate/scoring.py': [_SIMULATE + 'test_scoring'],
     'simulate/cluster.py': [_SIMULATE + 'test_cluster'],
+    'simulate/traces.py': [_SIMULATE + 'test_traces'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '
