@@ -1,10 +1,57 @@
 """Trace parsing: both formats, detection, and clear errors."""
 
+import dataclasses
+import math
 
+import fixtures
 import testtools
 
 from nova_drs_scheduler.simulate import traces
 from tests import tempfiles
+
+_TRACES = 'nova_drs_scheduler.simulate.traces.'
+
+
+class _Draws:
+    """A random source whose draws are read off their parameters and a
+    script, so a generated series can be worked out by hand."""
+
+    def __init__(self, randoms=(), shares=(), zs=(), scale=1.0):
+        self.randoms = list(randoms)
+        #: How far from a to b each randint() and uniform() lands (the
+        #: generator's two uniform() draws take a quarter when none is left).
+        self.shares = list(shares)
+        self.zs = list(zs)
+        self.scale = scale
+
+    def random(self):
+        return self.randoms.pop(0)
+
+    def uniform(self, a, b):
+        return a + (self.shares.pop(0) if self.shares else 0.25) * (b - a)
+
+    def randint(self, a, b):
+        return a + round(self.shares.pop(0) * (b - a))
+
+    def lognormvariate(self, mu, sigma):
+        return math.exp(mu) * (1 + sigma) * self.scale
+
+    def paretovariate(self, alpha):
+        return 1 + 1 / alpha
+
+    def gauss(self, mu, sigma):
+        return mu + self.zs.pop(0) * sigma
+
+
+class TraceTest(testtools.TestCase):
+
+    def test_needs_names_and_steps_and_is_immutable(self):
+        trace = traces.Trace(('a',), ((1.0,),))
+        self.assertEqual(300, trace.step_seconds)
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, trace,
+                          'steps', ())
+        self.assertRaises(traces.TraceError, traces.Trace, ('a',), ())
+        self.assertRaises(traces.TraceError, traces.Trace, (), ((1.0,),))
 
 
 class LoadTest(testtools.TestCase):
@@ -67,6 +114,41 @@ class LoadTest(testtools.TestCase):
                       self._error('vm,t0,t1\na,1,2\nb,1\n'))
         self.assertIn(':3: 3 columns, the header has 2',
                       self._error('a,b\n1,2\n1,2,3\n'))
+        # Without a header the first VM is on line 1.
+        self.assertIn(':2: 2 samples, expected 3 like the first VM',
+                      self._error('a,1,2,3\nb,1,2\n'))
+        self.assertIn(':2: 2 samples, expected 1',
+                      self._error('a,1\nb,1,2\n'))
+        self.assertIn(':2: 1 columns, the header has 2',
+                      self._error('a,b\n1\n'))
+        self.assertIn(':1: a VM row needs a name and at least one sample',
+                      self._error('a\n', 'planetlab'))
+
+    def test_a_day_of_samples(self):
+        # 288 five-minute samples per VM, 300 VMs: wider than the ints
+        # CPython caches.
+        day = ','.join(['1'] * 288)
+        self.assertEqual(288, len(traces.load(
+            self._file(f'a,{day}\nb,{day}\n')).steps))
+        names = ','.join(f'vm{i}' for i in range(300))
+        self.assertEqual(300, len(traces.load(
+            self._file(f'{names}\n{",".join(["1"] * 300)}\n')).names))
+
+    def test_format_names_compared_by_value(self):
+        # As argparse hands them over: equal to the constants, not them.
+        path = self._file('a,10,20\nb,1,2\n')
+        for fmt in ('auto', 'planetlab'):
+            self.assertEqual(('a', 'b'),
+                             traces.load(path, fmt.upper().lower()).names)
+
+    def test_not_utf8(self):
+        path = self._file('')
+        with open(path, 'wb') as handle:
+            handle.write(b'a,1\n\xff\xfe,2\n')
+        self.assertIn('not a CSV file', self._error_at(path))
+
+    def _error_at(self, path):
+        return str(self.assertRaises(traces.TraceError, traces.load, path))
 
     def test_duplicate_vm(self):
         self.assertIn("VM 'a' appears twice", self._error('a,1\na,2\n'))
@@ -97,13 +179,73 @@ class SyntheticTest(testtools.TestCase):
         values = [v for step in first.steps for v in step]
         self.assertTrue(all(0 <= v <= 100 for v in values))
 
-    def test_rejects_empty(self):
-        self.assertRaises(traces.TraceError, traces.synthetic, 0, 5, 1)
+    def test_bounds_defaults_and_names(self):
+        for vms, steps in ((0, 5), (5, 0)):
+            error = self.assertRaises(traces.TraceError, traces.synthetic,
+                                      vms, steps, 1)
+            self.assertIn('synthetic trace needs at least 1 VM', str(error))
+        self.assertEqual(300, traces.synthetic(1, 1, 1).step_seconds)
+        for vms, names in ((10, ('vm-0', 'vm-9')), (11, ('vm-00', 'vm-10'))):
+            trace = traces.synthetic(vms, 1, 1)
+            self.assertEqual(names, (trace.names[0], trace.names[-1]))
+
+    def test_one_vm_by_hand(self):
+        # A mean of 7 * (1 + 1.1) = 14.7 %, a swing of a quarter of 0.6 of
+        # it (2.205) and a phase of a quarter of 2 pi, so with 4 steps a
+        # day the swing adds 2.205 * cos(pi * step / 2); noise z * 7.35;
+        # bursts of (1 + 1 / 1.5) * 15 = 25 points.
+        draws = _Draws(randoms=[0.5,     # no burst: 14.7 + 2.205 + 14.7
+                                0.01,    # none: 14.7 + 3.675 = 18.375
+                                0.0,     # starts: 14.7 - 2.2 + 147 + 25
+                                0.25,    # goes on: 14.7 + 8.82 + 25
+                                0.5,     # goes on: 14.7 + 2.205 + 25
+                                0.1,     # ends: 14.7 + 8.82
+                                0.5],    # none: 14.7 - 2.205 - 58.8
+                       zs=[2, 0.5, 20, 1.2, 0, 1.2, -8])
+        self.assertEqual([31.6, 18.4, 100.0, 48.5, 41.9, 23.5, 0.0],
+                         traces._vm_series(draws, 7, 4))
+        # A mean drawn at 147 % is held at 90: 90 + 13.5 - 45.
+        capped = _Draws(randoms=[0.5], zs=[-1], scale=10.0)
+        self.assertEqual([58.5], traces._vm_series(capped, 1, 4))
+
+    def test_a_day_of_steps(self):
+        days = []
+        self.useFixture(fixtures.MockPatch(
+            _TRACES + '_vm_series',
+            side_effect=lambda rng, steps, per_day: days.append(per_day)
+            or [1.0] * steps))
+        for step_seconds in (300, 7, 2 * 86400):
+            traces.synthetic(1, 1, 1, step_seconds)
+        self.assertEqual([288, 12342, 1], days)
+
+    def test_peak(self):
+        # 1 + 0.8 * exp(-d^2 / 8) at d hours from the centre.
+        for hour, centre, factor in ((12, 12, 1.8),
+                                     (1, 23, 1.4852245),   # over midnight
+                                     (15, 12, 1.2597220),
+                                     (8, 12, 1.1082682)):
+            self.assertAlmostEqual(factor, traces._peak(hour, centre))
+
+    def test_peaks_follow_the_hour_of_day(self):
+        self.useFixture(fixtures.MockPatch(
+            _TRACES + '_vm_series',
+            side_effect=lambda rng, steps, per_day: [50.0] * steps))
+        self.useFixture(fixtures.MockPatch(_TRACES + '_peak_centres',
+                                           return_value=[21.0, 3.0]))
+        trace = traces.synthetic(2, 279, 1, step_seconds=1800,
+                                 shape='staggered')
+        # Half-hour steps: hour 1 is 4 h from 21 h and 2 h from 3 h; 1.5
+        # is 4.5 and 1.5 h away; 23 h is 2 and 4 h away; step 278 is hour
+        # 139, 19 h on the sixth day: 2 and 8 h away.
+        self.assertEqual([(55.4, 74.3), (53.2, 80.2), (74.3, 55.4),
+                          (74.3, 50.0)],
+                         [trace.steps[step] for step in (2, 3, 46, 278)])
 
     def test_shapes_keep_the_planetlab_base_and_reject_unknown(self):
         base = traces.synthetic(8, 288, seed=2)
+        # The shape as argparse hands it over: equal, not the constant.
         self.assertEqual(base, traces.synthetic(8, 288, seed=2,
-                                                shape='planetlab'))
+                                                shape='PLANETLAB'.lower()))
         error = self.assertRaises(traces.TraceError, traces.synthetic,
                                   8, 10, 2, shape='flat')
         self.assertIn("unknown synthetic shape 'flat'", str(error))
@@ -165,6 +307,31 @@ class BurstsTest(testtools.TestCase):
         self.assertTrue(runs)
         self.assertLess(sum(runs), 0.1 * 500)
         self.assertTrue(all(1 <= r <= 6 for r in runs), runs)
+
+    def test_bursts_by_hand(self):
+        # Hour-long steps: 60 minutes each, 300 in all.
+        base = traces.Trace(('a', 'b'), ((5.0, 20.0),) * 5, 3600)
+        # VM a: a burst at minute 0 (1 minute, 40 + 0.1234 * 50 points),
+        # none at 2 (0.01 is not under 0.01) or 3, one at 4 (3 minutes, 90
+        # points), none up to 298, one there (1 minute, 40 points), which
+        # ends the column at minute 300. VM b: one at 0 (3 minutes, 90
+        # points, held at 100 %), one at 299 (3, 65 points), cut at 300.
+        draws = _Draws(
+            randoms=([0.0, 0.01, 0.5, 0.0] + [1.0] * 290 + [0.0]
+                     + [0.0] + [1.0] * 295 + [0.0]),
+            shares=[0, 0.1234, 1, 1, 0, 0, 1, 1, 1, 0.5])
+        self.useFixture(fixtures.MockPatch(_TRACES + 'random.Random',
+                                           return_value=draws))
+        bursty = traces.with_bursts(base, seed=1)
+        self.assertEqual(([], [], []),
+                         (draws.randoms, draws.shares, draws.zs))
+        a = {minute: value for minute, (value, _) in enumerate(bursty.steps)
+             if value != 5.0}
+        b = {minute: value for minute, (_, value) in enumerate(bursty.steps)
+             if value != 20.0}
+        self.assertEqual(300, len(bursty.steps))
+        self.assertEqual({0: 51.2, 4: 95.0, 5: 95.0, 6: 95.0, 298: 45.0}, a)
+        self.assertEqual({0: 100.0, 1: 100.0, 2: 100.0, 299: 85.0}, b)
 
     def test_refuses_steps_that_are_not_whole_minutes(self):
         trace = traces.Trace(('vm',), ((1.0,),), 90)
