@@ -119,6 +119,7 @@ MODULES = {
     'simulate/scoring.py': [_SIMULATE + 'test_scoring'],
     'simulate/cluster.py': [_SIMULATE + 'test_cluster'],
     'simulate/traces.py': [_SIMULATE + 'test_traces'],
+    'simulate/engine.py': [_SIMULATE + 'test_engine'],
 }
 
 _EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '
