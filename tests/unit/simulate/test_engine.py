@@ -29,6 +29,20 @@ def _trace(*columns, step_seconds=60):
     return traces.Trace(names, tuple(zip(*columns, strict=True)), step_seconds)
 
 
+class Recording:
+    """Plays fixed moves at fixed periods and keeps what ``look`` reads."""
+
+    name = 'recording'
+
+    def __init__(self, look, moves=None):
+        self.look, self.moves = look, moves or {}
+        self.seen = []
+
+    def plan(self, view):
+        self.seen.append(self.look(view))
+        return self.moves.get(view.period, []), 0.0, 0.0
+
+
 class Scripted:
     """Plays fixed moves at fixed periods and keeps every view."""
 
@@ -92,6 +106,50 @@ class LoopTest(testtools.TestCase):
                           'already migrating': 1},
                          dict(result.card.failed))
         self.assertEqual(2, result.card.migrations)
+
+    def test_cooldown_and_no_return_count_from_the_end(self):
+        # 1 GiB at the default 10 Gbit/s: started at 0, over at 0.859 s.
+        spec = dataclasses.replace(self.spec, bandwidth_mbps=10000.0)
+        script = Recording(lambda view: (dict(view.blocked),
+                                         dict(view.left)),
+                           {0: [('vm0', 'host-1')]})
+        engine.run(_trace([100.0] * 7, [0.0] * 7), self.vms, spec, script,
+                   _settings(cooldown=60, no_return=300))
+        left = {'vm0': ('host-0',)}
+        self.assertEqual(
+            [({}, {}),
+             ({'vm0': 'cooldown: moved host-0 -> host-1 59s ago '
+                      '(cooldown 60s)'}, left),   # 59.14 s after the end
+             ({}, left), ({}, left), ({}, left),
+             ({}, left),                          # 299.14 s after
+             ({}, {})],
+            script.seen)
+
+    def test_moves_back_and_forth_read_anew(self):
+        # Four sub-second moves, none in cooldown, each source barred for
+        # 150 s: the planner's instance follows every move and expiry.
+        spec = dataclasses.replace(self.spec, bandwidth_mbps=10000.0)
+        script = Recording(
+            lambda view: [(i.host, i.left)
+                          for i in view.snapshot(CONFIG).instances][0],
+            {p: [('vm0', f'host-{(p + 1) % 2}')] for p in range(4)})
+        engine.run(_trace([100.0] * 7, [0.0] * 7), self.vms, spec, script,
+                   _settings(cooldown=0, no_return=150))
+        both = ('host-0', 'host-1')
+        self.assertEqual([('host-0', ()), ('host-1', ('host-0',)),
+                          ('host-0', both), ('host-1', both),
+                          ('host-0', both),
+                          ('host-0', ('host-1',)),   # left host-0 179 s ago
+                          ('host-0', ())],
+                         script.seen)
+
+    def test_history_keeps_an_hour_of_periods(self):
+        script = Recording(lambda view: len(view.host_history['host-0']))
+        for interval, periods, kept in ((60, 120, 60), (277, 14, 12)):
+            trace = _trace([1.0], [1.0], step_seconds=interval * periods)
+            engine.run(trace, self.vms, self.spec, script,
+                       _settings(interval=interval))
+            self.assertEqual(kept, script.seen[-1])
 
     def test_periods_subdivide_trace_steps(self):
         trace = _trace([100.0, 0.0], [0.0, 0.0], step_seconds=300)
@@ -189,12 +247,71 @@ class SnapshotInputsTest(testtools.TestCase):
         self.assertEqual(5.0, host.cpu_percent)
         self.assertAlmostEqual(25.0, host.cpu_expected)
 
+    def test_host_percent_of_its_cpus(self):
+        # 90 % of 2 vCPUs on 8 CPUs.
+        self.assertEqual(22.5, self._hosts_seen([90.0], 8)[0]['host-0']
+                         .cpu_percent)
+
+    def test_instance_loads_by_hand(self):
+        # vm0 (2 vCPUs) stays on host-0 and falls, so each trace row is
+        # below the one before; vm1 moves to host-0 at period 1, in flight
+        # for 200 s (periods 2 to 4), up then down. Windows of 2 periods.
+        trace = _trace([90.0, 71.0, 50.0, 41.0, 30.0, 21.0],
+                       [10.0, 10.0, 20.0, 40.0, 10.0, 30.0])
+        flavor = cluster.Flavor('f', 2, 1024)
+        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+        spec = cluster.ClusterSpec(hosts=2, host_vcpus=4,
+                                   host_memory_mb=8192,
+                                   bandwidth_mbps=1024 * 8 * 1.048576 / 200)
+        windows = functools.partial(metrics.MetricsWindows, 2, 1, 180,
+                                    80.0, 90.0)
+        script = Recording(
+            lambda view: [(i.host, round(i.cpu_cores, 6))
+                          for i in view.snapshot(CONFIG).instances],
+            {1: [('vm1', 'host-0')]})
+        engine.run(trace, vms, spec, script,
+                   engine.Settings(CONFIG, windows, cooldown=0, no_return=0))
+        self.assertEqual(
+            [[('host-0', 1.8), ('host-1', 0.2)],     # 90 and 10 %
+             [('host-0', 1.61), ('host-1', 0.2)],    # (90 + 71) / 2
+             [('host-0', 1.21), ('host-1', 0.3)],
+             [('host-0', 0.91), ('host-1', 0.6)],
+             [('host-0', 0.71), ('host-1', 0.5)],
+             [('host-0', 0.51), ('host-0', 0.4)]],   # arrived at 260 s
+            script.seen)
+
     def test_hosts_carry_their_rise_rate(self):
         # 10 %, then 90 % in one step on a 2-CPU host-0.
         seen = self._hosts_seen([10.0, 90.0], 2, rise_halflife=3600)
         self.assertEqual([0.0, 0.0],
                          [seen[0][n].rise_rate for n in sorted(seen[0])])
         self.assertAlmostEqual(math.log(2), seen[1]['host-0'].rise_rate)
+
+class PeriodViewTest(testtools.TestCase):
+
+    def test_rows_and_vm_percent(self):
+        # Steps of 2 periods: periods 0-7 read steps 0, 0, 1, 1, 2, 2, 3, 3.
+        trace = _trace([10.0, 20.0, 30.0, 45.0], step_seconds=120)
+        view = engine.PeriodView(7, 420.0, 60, trace, None, {}, {}, {}, 3)
+        vm = cluster.VM('vm0', 0, cluster.Flavor('f', 1, 512))
+        self.assertEqual([(30.0,), (45.0,), (45.0,)], view.rows(3))
+        self.assertEqual(45.0, view.vm_percent(vm, 2))
+        self.assertAlmostEqual(120.0 / 3, view.vm_percent(vm, 3))
+        self.assertEqual(210.0 / 8, view.vm_percent(vm, 10))   # all 8
+
+
+class SettingsTest(testtools.TestCase):
+
+    def test_defaults_are_the_drs_options(self):
+        # rebalance_interval, instance_cooldown, no_return_time; a
+        # ping-pong within 3 hours of one-minute periods.
+        settings = engine.Settings(CONFIG, None)
+        self.assertEqual((60, 3600.0, 21600.0, 180),
+                         (settings.interval, settings.cooldown,
+                          settings.no_return, settings.ping_pong_periods))
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                          settings, 'interval', 1)
+
 
 class EndToEndTest(testtools.TestCase):
     """A few seconds of the real thing on a synthetic trace."""
