@@ -110,7 +110,9 @@ class InstanceRow:
     A plain row: making each one Nova's Instance object was most of a
     period's read, and a period needs that object only for the instances
     it measures over Nova's diagnostics RPC (the ``nova`` source) or
-    scores as candidates; :attr:`nova` makes it for those.
+    scores as candidates; :attr:`nova` makes it for those.  Compared and
+    hashed by identity: field by field would compare whole rows, and a
+    dict row cannot be hashed.
     """
 
     #: Every column of the instance's ``instances`` row, by name.
@@ -403,7 +405,7 @@ def fallback_loads(hosts, instances, loads) -> dict:
 
 def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
-                   quarantine: int, no_return: int = 0) -> model.Snapshot:
+                   quarantine: int, no_return: int) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:

@@ -1,5 +1,6 @@
 """Snapshot pieces built from Nova rows: pools, opt-outs, fallbacks."""
 
+import dataclasses
 import datetime
 import logging
 from unittest import mock
@@ -155,6 +156,52 @@ class FallbackLoadsTest(testtools.TestCase):
     def test_unjudged_host_gives_no_share(self):
         loads = live.fallback_loads({'h1': host(cpu=None)}, [instance()], {})
         self.assertEqual({}, loads)
+
+
+class BuildSnapshotTest(testtools.TestCase):
+    """The planner's instances as a period builds them from Nova's rows."""
+
+    def row(self, uuid, host, display_name):
+        return live.InstanceRow(
+            {'uuid': uuid, 'host': host, 'display_name': display_name,
+             'vm_state': 'active', 'task_state': None, 'vcpus': 2},
+            live.InstanceFacts(2, 512), None, None)
+
+    def build(self, rows, loads, statuses):
+        cloud = live.Cloud(
+            hosts={name: live.HostRows(
+                name=name, node=mock.Mock(vcpus=10, memory_mb=8192),
+                service={'disabled': False}, cell=None, up=True,
+                aggregates=[]) for name in ('h1', 'h2')},
+            instances={r.uuid: r for r in rows}, migrations=[])
+        settings = dict.fromkeys(('h1', 'h2'), aggregate_settings.HostSettings(
+            'global', None, 80, 90, False))
+        return live.build_snapshot(cloud, settings, statuses, loads,
+                                   model.PlannerConfig(), 3600, 3600, 0)
+
+    def test_names_and_loads(self):
+        judged = metrics.HostStatus('h1', 50.0, None, 0, (50.0,), False, 'ok')
+        snapshot = self.build(
+            [self.row(uuids.a, 'h1', 'web'), self.row(uuids.b, 'h1', None),
+             self.row(uuids.c, 'h2', 'db')],
+            {uuids.a: 1.5}, {'h1': judged})
+        got = {i.uuid: (i.host, i.name, i.cpu_cores)
+               for i in snapshot.instances}
+        # b: half of h1's 5 busy cores (its vCPUs' share of the 4 there);
+        # c: on h2, which has no sample, so nothing to share: no load.
+        self.assertEqual({uuids.a: ('h1', 'web', 1.5),
+                          uuids.b: ('h1', '', 2.5),
+                          uuids.c: ('h2', 'db', 0.0)}, got)
+
+    def test_rows_are_read_only_and_hash_by_identity(self):
+        row = self.row(uuids.a, 'h1', 'web')
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, row,
+                          'cell', 'other')
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                          row.facts, 'vcpus', 4)
+        # Compared and hashed by identity: two reads of one row are two
+        # rows, and a row is hashable although its dict row is not.
+        self.assertEqual(2, len({row, self.row(uuids.a, 'h1', 'web')}))
 
 
 def migration(uuid, instance_uuid, minute, user_id=executor.DRS_USER,
