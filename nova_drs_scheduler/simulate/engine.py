@@ -77,6 +77,8 @@ class PeriodView:
     #: What the planner's input keeps between periods (see
     #: :class:`SnapshotInputs`); None for strategies that do not plan.
     inputs: 'SnapshotInputs | None' = None
+    #: VMs whose migration ended since the last period: on a new host.
+    arrived: frozenset = frozenset()
 
     #: {periods: the trace rows of the last ``periods`` periods}
     _rows: dict = dataclasses.field(default_factory=dict)
@@ -158,7 +160,9 @@ class SnapshotInputs:
         rows = view.rows(view.window)
         instances = self.instances
         special = view.blocked.keys() | view.left.keys()
-        recheck = special | self.special
+        # Ended moves too: with no cooldown or no-return time, a move
+        # shorter than a period is never blocked or left behind.
+        recheck = special | self.special | view.arrived
         if self.rows is None:
             recheck = self.position.keys()
         elif len(rows) != len(self.rows) or any(
@@ -285,13 +289,15 @@ class _Run:
     def period(self, period: int) -> None:
         now = float(period * self.settings.interval)
         cluster, card = self.cluster, self.card
-        for migration in cluster.finish_migrations(now):
+        ended = cluster.finish_migrations(now)
+        for migration in ended:
             self.blocker.finished(migration)
         statuses = self._measure(now)
         recent = self.blocker.state(cluster.inflight, now)
         view = PeriodView(period, now, self.settings.interval, self.trace,
                           cluster, self.history, statuses, recent.blocked,
-                          self.windows.window, recent.left, self.inputs)
+                          self.windows.window, recent.left, self.inputs,
+                          arrived=frozenset(m.vm for m in ended))
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).
