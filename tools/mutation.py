@@ -135,6 +135,8 @@ class Result:
     survivors: list = dataclasses.field(default_factory=list)
     #: Operator applications cosmic-ray itself failed on (no mutant).
     not_made: int = 0
+    #: Listed equivalents of the module that no mutant matches any more.
+    stale: list = dataclasses.field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -280,6 +282,7 @@ def collect(module: str) -> Result:
 
     result = Result(module)
     listed = equivalents()
+    made = set()
     with use_db(str(_session(module)), WorkDB.Mode.open) as db:
         for _, outcome in db.completed_work_items:
             if outcome.worker_outcome == WorkerOutcome.EXCEPTION:
@@ -292,6 +295,7 @@ def collect(module: str) -> Result:
                                  f'{outcome.output}')
             result.mutants += 1
             before, after = changed_line(outcome.diff or '')
+            made.add((module, before, after))
             if outcome.test_outcome != TestOutcome.SURVIVED:
                 result.killed += 1
             elif (module, before, after) in listed:
@@ -299,6 +303,8 @@ def collect(module: str) -> Result:
             else:
                 result.survivors.append(outcome.diff)
         pending = db.num_work_items - db.num_results
+    result.stale = sorted(entry[1:] for entry in listed - made
+                          if entry[0] == module)
     if pending:
         raise SystemExit(f'{module}: {pending} mutants were not run')
     return result
@@ -311,6 +317,9 @@ def report(results: list[Result]) -> None:
     for result in results:
         for diff in result.survivors:
             print(f'SURVIVED in {result.module}:\n{diff}')
+        for before, after in result.stale:
+            print(f'STALE in {result.module}: listed equivalent '
+                  f'`{before}` → `{after}` matches no mutant')
         if result.not_made:
             print(f'{result.module}: cosmic-ray could not make '
                   f'{result.not_made} mutants')
