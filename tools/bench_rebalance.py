@@ -18,6 +18,7 @@ Every table is printed as Markdown and written under ``--output-dir``.
 """
 
 import argparse
+import collections
 import concurrent.futures
 import dataclasses
 import functools
@@ -189,12 +190,21 @@ def aggregate(runs: list) -> list:
     return rows
 
 
-def verdict(rows: list) -> dict:
-    """``balanced`` against the best Watcher row and against ``none``."""
+def verdict(rows: list, name: str = 'balanced') -> dict:
+    """Row ``name`` against the best other Watcher row (fewest overloaded
+    host-periods on average) and against ``none``.
+
+    Only Watcher rows run on the same seeds as ``name`` compete: a row
+    that failed inside Watcher on some seeds would otherwise be averaged
+    over the seeds it survived, which may be the easy ones.
+    """
     by_name = {r['strategy']: r for r in rows}
-    ours, none = by_name.get('balanced'), by_name.get('none')
-    watcher = [r for r in rows if r['watcher']]
-    if not ours or not watcher:
+    ours, none = by_name.get(name), by_name.get('none')
+    if not ours or (none and none['seeds'] != ours['seeds']):
+        return {}
+    watcher = [r for r in rows if r['watcher'] and r['strategy'] != name
+               and r['seeds'] == ours['seeds']]
+    if not watcher:
         return {}
     best = min(watcher, key=lambda r: (r['overloaded_host_periods'][0],
                                        r['migrations'][0], r['strategy']))
@@ -229,6 +239,25 @@ def _best_run(runs: list) -> dict:
                                     r['migrations'], r['strategy']))
 
 
+def _failed(ours: dict, best: dict, none: dict | None) -> str:
+    """The letters of the checks ``ours`` fails against ``best`` and
+    ``none`` on one seed (see :func:`seed_checks`)."""
+    failed = ''
+    if ours['overloaded_host_periods'] >= best['overloaded_host_periods']:
+        failed += 'o'
+    if (ours['migrations'] > best['migrations']
+            or ours['gb_moved'] > best['gb_moved']):
+        failed += 'm'
+    if ours['ping_pongs']:
+        failed += 'p'
+    if none and (
+            ours['worst_overload_percent'] > none['worst_overload_percent']
+            or ours['overloaded_host_periods']
+            > none['overloaded_host_periods']):
+        failed += 'w'
+    return failed
+
+
 def seed_checks(runs: list) -> list:
     """Per seed, ``balanced`` against the best Watcher row *of that seed*
     and against ``none``: the best row may differ from seed to seed, and
@@ -245,23 +274,73 @@ def seed_checks(runs: list) -> list:
             continue
         ours, best = ours[0], _best_run(watcher)
         none = next((r for r in mine if r['strategy'] == 'none'), None)
-        failed = ''
-        if ours['overloaded_host_periods'] >= best['overloaded_host_periods']:
-            failed += 'o'
-        if (ours['migrations'] > best['migrations']
-                or ours['gb_moved'] > best['gb_moved']):
-            failed += 'm'
-        if ours['ping_pongs']:
-            failed += 'p'
-        if none and (
-                ours['worst_overload_percent']
-                > none['worst_overload_percent']
-                or ours['overloaded_host_periods']
-                > none['overloaded_host_periods']):
-            failed += 'w'
         rows.append({'seed': seed, 'none': none, 'balanced': ours,
-                     'best_watcher': best, 'failed': failed})
+                     'best_watcher': best,
+                     'failed': _failed(ours, best, none)})
     return rows
+
+
+def bar_checks(runs: list) -> list:
+    """How hard the checks are: every row but ``none`` put to them, each
+    Watcher row against the other Watcher rows (``balanced`` against all
+    of them, as in :func:`seed_checks` and :func:`verdict`).
+
+    The best of several rows per seed is a row no single setting runs, so
+    a setting as good as the others on average still fails it on the
+    seeds where another was luckier.  One row per strategy, ours first:
+    the seeds judged, the count of each failed per-seed check's letter,
+    the seeds lost on overload or migrations (``o`` or ``m``), and the
+    checks failed against the best other row on the mean (None for a row
+    not run on every seed)."""
+    table = {r['strategy']: r for r in aggregate(runs)}
+    rows = []
+    for name in table:
+        if name == 'none':
+            continue
+        letters = collections.Counter()
+        seeds, lost = [], 0
+        for seed in sorted({r['seed'] for r in runs}):
+            mine = [r for r in runs if r['seed'] == seed]
+            ours = [r for r in mine if r['strategy'] == name]
+            others = [r for r in mine
+                      if r['watcher'] and r['strategy'] != name]
+            if not ours or not others:
+                continue
+            none = next((r for r in mine if r['strategy'] == 'none'), None)
+            seeds.append(seed)
+            failed = _failed(ours[0], _best_run(others), none)
+            letters.update(failed)
+            lost += bool({'o', 'm'} & set(failed))
+        if not seeds:
+            continue
+        mean = verdict(list(table.values()), name)
+        rows.append({'strategy': name, 'seeds': seeds,
+                     'failed': dict(letters), 'lost': lost,
+                     'against': mean.get('best_watcher'),
+                     'mean_failed': [text for text, ok
+                                     in mean['checks'].items() if not ok]
+                     if mean else None})
+    return rows
+
+
+def bar_markdown(rows: list) -> str:
+    """:func:`bar_checks` as a table, one column per per-seed check."""
+    lines = ['| row | seeds | o | m | p | w | failed checks | seeds lost '
+             '(o or m) | '
+             'on the mean, against | failed on the mean |',
+             '|---|---|---|---|---|---|---|---|---|---|']
+    for row in rows:
+        failed, mean = row['failed'], row['mean_failed']
+        name = row['strategy']
+        lines.append(
+            f"| {'**balanced**' if name == 'balanced' else name} | "
+            f"{len(row['seeds'])} | "
+            + ' | '.join(str(failed.get(k, 0)) for k in 'ompw')
+            + f" | {sum(failed.values())} | "
+            f"{row['lost']} | "
+            f"{row['against'] or '-'} | "
+            + ('-' if mean is None else '; '.join(mean) or 'none') + ' |')
+    return '\n'.join(lines)
 
 
 #: The name of the row made of each seed's best Watcher run.
@@ -452,18 +531,26 @@ def quality(args) -> int:
         print(f"- seed {run['seed']}: {run['strategy']} failed inside "
               f"Watcher ({run['error']})")
     checks = seed_checks(runs)
+    bar = bar_checks(runs) if checks else []
     if checks:
         print('\nPer seed, against the best Watcher row of that seed:')
         print(seed_markdown(checks))
         print('\nMean ± standard deviation over the seeds, with each '
               'seed\'s best Watcher row:')
         print(quality_markdown(best_per_seed(checks), {}))
+        print('\nThe same per-seed check for every row, each Watcher row '
+              'against the best of the other Watcher rows of each seed '
+              '(o: not fewer overloaded host-periods, m: more migrations '
+              'or GB, p: a ping-pong, w: above none):')
+        print(bar_markdown(bar))
     os.makedirs(args.output_dir, exist_ok=True)
     path = os.path.join(args.output_dir, 'quality.json')
     with open(path, 'w') as stream:
         json.dump({'source': source, 'seeds': seeds, 'runs': runs,
                    'rows': table, 'verdict': result,
-                   'seed_checks': checks, 'failed_rows': failures},
+                   'seed_checks': checks,
+                   'bar_checks': bar,
+                   'failed_rows': failures},
                   stream, indent=1)
     print(f'wrote {path}')
     return 0

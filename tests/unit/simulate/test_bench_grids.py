@@ -164,6 +164,99 @@ class SeedChecksTest(testtools.TestCase):
         self.assertIn('3 failed checks over 1 seeds.', text)
 
 
+class BarChecksTest(testtools.TestCase):
+    """Every row put to the per-seed check, against the best of the others."""
+
+    def setUp(self):
+        super().setUp()
+        self.bench = _bench()
+        self.runs = [
+            _run('none', 1, 500, 0, gb=0.0, worst=100.0),
+            _run('balanced', 1, 40, 30, gb=300.0, worst=95.0),
+            _run('WB a', 1, 50, 20, gb=200.0, ping_pongs=2),
+            _run('WB b', 1, 60, 10, gb=100.0, worst=101.0),
+            _run('none', 2, 400, 0, gb=0.0, worst=100.0),
+            _run('balanced', 2, 70, 30, gb=300.0, worst=95.0),
+            _run('WB a', 2, 80, 90, gb=900.0),
+            _run('WB b', 2, 65, 40, gb=400.0),
+        ]
+
+    def test_each_row_against_the_best_of_the_others(self):
+        rows = {r['strategy']: r for r in self.bench.bar_checks(self.runs)}
+        self.assertEqual(['balanced', 'WB a', 'WB b'], list(rows))
+        # balanced: seed 1 against WB a (m), seed 2 against WB b (o).
+        self.assertEqual({'m': 1, 'o': 1}, rows['balanced']['failed'])
+        # WB a: against WB b alone; seed 1 m and p, seed 2 o and m.
+        self.assertEqual({'m': 2, 'p': 1, 'o': 1}, rows['WB a']['failed'])
+        # WB b: against WB a alone; seed 1 o and w, seed 2 passes.
+        self.assertEqual({'o': 1, 'w': 1}, rows['WB b']['failed'])
+        self.assertEqual([2, 2, 1], [rows[n]['lost'] for n in rows])
+        self.assertEqual([1, 2], rows['WB b']['seeds'])
+
+    def test_balanced_row_is_seed_checks(self):
+        [ours] = [r for r in self.bench.bar_checks(self.runs)
+                  if r['strategy'] == 'balanced']
+        letters = ''.join(c['failed']
+                          for c in self.bench.seed_checks(self.runs))
+        self.assertEqual(sorted(letters),
+                         sorted(k for k, n in ours['failed'].items()
+                                for _ in range(n)))
+
+    def test_a_seed_with_one_watcher_row_judges_only_ours(self):
+        runs = [_run('balanced', 1, 10, 5), _run('WB a', 1, 20, 9)]
+        [row] = self.bench.bar_checks(runs)
+        self.assertEqual('balanced', row['strategy'])
+        self.assertEqual([1], row['seeds'])
+        self.assertEqual({}, row['failed'])
+        self.assertEqual('WB a', row['against'])
+        self.assertEqual([], row['mean_failed'])
+
+    def test_each_row_against_the_best_other_row_on_the_mean(self):
+        rows = {r['strategy']: r for r in self.bench.bar_checks(self.runs)}
+        # Means: balanced 55 / 30 / 300, WB a 65 / 55 / 550, WB b 62.5 /
+        # 25 / 250.
+        self.assertEqual('WB b', rows['balanced']['against'])
+        self.assertEqual(['no more migrations than it',
+                          'no more GB moved than it'],
+                         rows['balanced']['mean_failed'])
+        self.assertEqual('WB b', rows['WB a']['against'])
+        self.assertEqual(4, len(rows['WB a']['mean_failed']))
+        self.assertEqual('WB a', rows['WB b']['against'])
+        self.assertEqual(['worst overload no higher than none on every seed'],
+                         rows['WB b']['mean_failed'])
+
+    def test_rows_not_run_on_every_seed_do_not_compete_on_the_mean(self):
+        runs = [r for r in self.runs
+                if not (r['strategy'] == 'WB b' and r['seed'] == 2)]
+        rows = {r['strategy']: r for r in self.bench.bar_checks(runs)}
+        self.assertEqual('WB a', rows['balanced']['against'])
+        self.assertIsNone(rows['WB b']['mean_failed'])
+        self.assertIsNone(rows['WB b']['against'])
+        self.assertEqual([1], rows['WB b']['seeds'])
+        # The mean verdict of the run itself ignores the short row too.
+        result = self.bench.verdict(self.bench.aggregate(runs))
+        self.assertEqual('WB a', result['best_watcher'])
+
+    def test_markdown_columns(self):
+        text = self.bench.bar_markdown(self.bench.bar_checks(self.runs))
+        self.assertIn('| **balanced** | 2 | 1 | 1 | 0 | 0 | 2 | 2 | WB b | '
+                      'no more migrations than it; no more GB moved than '
+                      'it |', text)
+        self.assertIn('| WB a | 2 | 1 | 2 | 1 | 0 | 4 | 2 | WB b |', text)
+        self.assertIn('| WB b | 2 | 1 | 0 | 0 | 1 | 2 | 1 | WB a | worst '
+                      'overload no higher than none on every seed |', text)
+
+    def test_markdown_of_a_row_that_passes_and_of_a_short_row(self):
+        rows = [{'strategy': 'WB a', 'seeds': [1, 2], 'failed': {},
+                 'lost': 0, 'against': 'WB b', 'mean_failed': []},
+                {'strategy': 'WB b', 'seeds': [1], 'failed': {'o': 1},
+                 'lost': 1, 'against': None, 'mean_failed': None}]
+        text = self.bench.bar_markdown(rows)
+        self.assertIn('| WB a | 2 | 0 | 0 | 0 | 0 | 0 | 0 | WB b | none |',
+                      text)
+        self.assertIn('| WB b | 1 | 1 | 0 | 0 | 0 | 1 | 1 | - | - |', text)
+
+
 class WatcherFailureTest(testtools.TestCase):
     """A failure inside Watcher costs its row, not the run."""
 
