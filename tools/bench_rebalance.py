@@ -209,26 +209,33 @@ def verdict(rows: list, name: str = 'balanced') -> dict:
     best = min(watcher, key=lambda r: (r['overloaded_host_periods'][0],
                                        r['migrations'][0], r['strategy']))
     mean = {k: (ours[k][0], best[k][0]) for k in MEAN_KEYS}
-    checks = {
-        'fewer overloaded host-periods than the best Watcher row':
-            mean['overloaded_host_periods'][0]
-            < mean['overloaded_host_periods'][1],
-        'no more migrations than it':
-            mean['migrations'][0] <= mean['migrations'][1],
-        'no more GB moved than it': mean['gb_moved'][0] <= mean['gb_moved'][1],
-        'zero ping-pongs on every seed':
-            not any(ours['ping_pongs_per_seed']),
-    }
+    #: (letter as in :func:`seed_checks`, check, passed)
+    checks = [
+        ('o', 'fewer overloaded host-periods than the best Watcher row',
+         mean['overloaded_host_periods'][0]
+         < mean['overloaded_host_periods'][1]),
+        ('m', 'no more migrations than it',
+         mean['migrations'][0] <= mean['migrations'][1]),
+        ('m', 'no more GB moved than it',
+         mean['gb_moved'][0] <= mean['gb_moved'][1]),
+        ('p', 'zero ping-pongs on every seed',
+         not any(ours['ping_pongs_per_seed'])),
+    ]
     if none:
-        checks['worst overload no higher than none on every seed'] = all(
-            o <= n for o, n in zip(ours['worst_overload_percent_per_seed'],
-                                   none['worst_overload_percent_per_seed'],
-                                   strict=True))
-        checks['overloaded host-periods no more than none on every seed'] = (
-            all(o <= n for o, n in zip(
-                ours['overloaded_host_periods_per_seed'],
-                none['overloaded_host_periods_per_seed'], strict=True)))
-    return {'best_watcher': best['strategy'], 'checks': checks}
+        checks += [
+            ('w', 'worst overload no higher than none on every seed',
+             all(o <= n for o, n in zip(
+                 ours['worst_overload_percent_per_seed'],
+                 none['worst_overload_percent_per_seed'], strict=True))),
+            ('w', 'overloaded host-periods no more than none on every seed',
+             all(o <= n for o, n in zip(
+                 ours['overloaded_host_periods_per_seed'],
+                 none['overloaded_host_periods_per_seed'], strict=True))),
+        ]
+    return {'best_watcher': best['strategy'],
+            'checks': {text: ok for _, text, ok in checks},
+            'failed': ''.join(dict.fromkeys(
+                letter for letter, _, ok in checks if not ok))}
 
 
 def _best_run(runs: list) -> dict:
@@ -290,8 +297,8 @@ def bar_checks(runs: list) -> list:
     seeds where another was luckier.  One row per strategy, ours first:
     the seeds judged, the count of each failed per-seed check's letter,
     the seeds lost on overload or migrations (``o`` or ``m``), and the
-    checks failed against the best other row on the mean (None for a row
-    not run on every seed)."""
+    letters of the checks failed against the best other row on the mean
+    (None for a row not run on every seed)."""
     table = {r['strategy']: r for r in aggregate(runs)}
     rows = []
     for name in table:
@@ -317,9 +324,7 @@ def bar_checks(runs: list) -> list:
         rows.append({'strategy': name, 'seeds': seeds,
                      'failed': dict(letters), 'lost': lost,
                      'against': mean.get('best_watcher'),
-                     'mean_failed': [text for text, ok
-                                     in mean['checks'].items() if not ok]
-                     if mean else None})
+                     'mean_failed': mean.get('failed')})
     return rows
 
 
@@ -339,7 +344,8 @@ def bar_markdown(rows: list) -> str:
             + f" | {sum(failed.values())} | "
             f"{row['lost']} | "
             f"{row['against'] or '-'} | "
-            + ('-' if mean is None else '; '.join(mean) or 'none') + ' |')
+            + ('-' if mean is None else f'✗{mean}' if mean else 'pass')
+            + ' |')
     return '\n'.join(lines)
 
 
