@@ -19,6 +19,11 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 
+#: How an instance moves (``InstanceSnapshot.migration``, ``Move.migration``).
+LIVE, COLD = 'live', 'cold'
+#: Why a move is made (``Move.goal``).
+BALANCE, LEVEL, DRAIN = 'balance', 'level', 'drain'
+
 
 @dataclasses.dataclass(frozen=True)
 class PlannerConfig:
@@ -54,6 +59,9 @@ class PlannerConfig:
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
+    #: Migrations at once off a host in maintenance (its destinations keep
+    #: ``max_concurrent_migrations_per_host``).
+    drain_max_concurrent_migrations_per_host: int = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +95,9 @@ class HostSnapshot:
     #: One-period CPU rises of at least ``[drs] level_rise_points`` per
     #: hour, exponentially weighted; None when unknown.
     rise_rate: float | None = None
+    #: In maintenance: every instance leaves it (``planner`` drains it
+    #: before balancing), and it is never a destination.
+    draining: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +115,12 @@ class InstanceSnapshot:
     #: Hosts the instance left within ``[drs] no_return_time``: never its
     #: destination then (the no-ping-pong rail).
     left: tuple = ()
+    #: How it moves: ``live`` (running or paused) or ``cold`` (stopped,
+    #: drained only).
+    migration: str = LIVE
+    #: ``blocked`` only for now (migrating, another task running): a
+    #: drain waits for it instead of reporting it as a blocker.
+    transient: bool = False
 
     def loaded(self, cpu_cores: float) -> 'InstanceSnapshot':
         """This instance with a new load.
@@ -171,6 +188,26 @@ class Move:
     #: Destinations ruled out for the chosen instance.
     rejected: Sequence[Rejection] = ()
     memory_mb: int = 0
+    #: :data:`BALANCE` (a violated host), :data:`LEVEL` or :data:`DRAIN`.
+    goal: str = BALANCE
+    #: :data:`LIVE` or :data:`COLD`.
+    migration: str = LIVE
+
+
+@dataclasses.dataclass(frozen=True)
+class Drain:
+    """Where one host in maintenance stands after this period's plan."""
+
+    host: str
+    #: Instances still on the host, moves planned this period included.
+    instances: int
+    #: Instances moved this period.
+    planned: Sequence[str] = ()
+    #: Instances that will go once a move in flight or a limit lets them.
+    waiting: Sequence[Rejection] = ()
+    #: Instances that cannot go, each with its reason: while any is left
+    #: and nothing else moves, the drain is blocked.
+    blockers: Sequence[Rejection] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,6 +233,8 @@ class Plan:
     notes: Sequence[str] = ()
     #: Name of the policy that chose the moves.
     policy: str = ''
+    #: One per host in maintenance, by name.
+    drains: Sequence[Drain] = ()
 
     def to_dict(self) -> dict:
         """Plain dicts, lists and scalars, ready for JSON."""

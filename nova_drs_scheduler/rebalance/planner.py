@@ -26,7 +26,12 @@ below hold for every policy:
   filters and weighers see them too;
 - leveling (policies with ``levels``, ``[drs] level_*``) comes after the
   violated hosts, only in pools whose hosts' load jumps often
-  (:func:`rise_rates`), and its destinations pass the same rules.
+  (:func:`rise_rates`), and its destinations pass the same rules;
+- hosts in maintenance (``HostSnapshot.draining``) come first: they are
+  neither judged nor destinations, and each sends its instances, largest
+  first, to the destination the policy prefers among those under their
+  threshold by the margin, or, when none is, to the allowed one left least
+  loaded (:meth:`_Planner._drain_host`).
 
 Cost: instances are indexed by host once.  Eligible destinations are kept
 sorted, per pool, by the policy's score at their current load; because a
@@ -151,6 +156,9 @@ class _Planner:
                 host.ram_percent, host.counter, tuple(host.window),
                 host.pool, host.cpu_threshold, host.ram_threshold)
 
+        if host.draining:
+            return (verdict(False, 'in maintenance: draining, not judged'),
+                    'maintenance')
         if host.excluded:
             return (verdict(False, 'aggregate opted out of DRS: not judged'),
                     'excluded')
@@ -210,6 +218,9 @@ class _Planner:
         del order[bisect.bisect_left(order, (floor, name))]
 
     def run(self) -> model.Plan:
+        drains = [self._drain_host(self.hosts[name])
+                  for name in sorted(self.hosts)
+                  if self.hosts[name].draining]
         violated = [self.hosts[n] for n, v in self.verdicts.items()
                     if v.violated]
         violated.sort(key=lambda h: (-base.pressure(h, h.cpu_percent,
@@ -220,7 +231,112 @@ class _Planner:
             self._level()
         return model.Plan(moves=tuple(self.moves),
                           hosts=tuple(self.verdicts.values()),
-                          notes=tuple(self.notes), policy=self.policy.name)
+                          notes=tuple(self.notes), policy=self.policy.name,
+                          drains=tuple(drains))
+
+    def _drain_host(self, source) -> model.Drain:
+        """Plan the moves off a host in maintenance, within the limits.
+
+        Largest first (memory, then vCPUs): the instances hardest to place
+        go while the destinations have the most room, and the small ones
+        fit in what is left.  An instance held by a move in flight or a
+        limit waits; one that cannot go (opted out, not in a movable
+        state, quarantined, no allowed destination) is a blocker.
+        """
+        instances = self.by_host.get(source.name, ())
+        planned, waiting, blockers = [], [], []
+        for instance in sorted(instances, key=lambda i: (
+                -i.memory_mb, -i.vcpus, i.uuid)):
+            if instance.blocked is not None:
+                (waiting if instance.transient else blockers).append(
+                    model.Rejection(instance.uuid, 'blocked',
+                                    instance.blocked))
+                continue
+            limit = self._drain_limit(source.name)
+            if limit:
+                waiting.append(model.Rejection(instance.uuid, limit))
+                continue
+            found = self.candidates(instance, self.view)
+            option, rule, detail = self._drain_option(source, instance,
+                                                      found)
+            if option is None:
+                (waiting if rule == 'limit:per-host' else blockers).append(
+                    model.Rejection(instance.uuid, rule, detail))
+                continue
+            self._apply(source, option, found, [], [], reason=detail,
+                        goal=model.DRAIN)
+            planned.append(instance.uuid)
+        return model.Drain(source.name, len(instances), tuple(planned),
+                           tuple(waiting), tuple(blockers))
+
+    def _drain_limit(self, source: str) -> str | None:
+        cfg = self.config
+        if len(self.moves) >= cfg.max_migrations_per_period:
+            return 'limit:per-period'
+        if (self.snapshot.inflight_total + len(self.moves)
+                >= cfg.max_concurrent_migrations):
+            return 'limit:total'
+        if self.busy[source] >= cfg.drain_max_concurrent_migrations_per_host:
+            return 'limit:per-draining-host'
+        return None
+
+    def _drain_option(self, source, instance, found):
+        """``(option, None, reason)`` for one instance leaving ``source``,
+        or ``(None, rule, detail)`` when it cannot go this period.
+
+        Destinations are Nova's allowed hosts of the source's pool that
+        the planner's rails accept (schedulable, judged, not violated, not
+        in maintenance).  The policy's preferred one under its threshold
+        by the margin wins; when no host is, the drain still proceeds to
+        the host left with the least pressure, and says so.
+        """
+        cfg, pool = self.config, self._pool(source)
+        rules = collections.Counter(r.rule for r in found.rejected)
+        preferred = fallback = None
+        for name in sorted(found.allowed):
+            host = self.hosts.get(name)
+            if name == source.name or host is None:
+                continue
+            rule = self.barred[name] or (
+                'pool' if self._pool(host) != pool else None)
+            if rule is None and (self.busy[name]
+                                 >= cfg.max_concurrent_migrations_per_host):
+                rule = 'limit:per-host'
+            if rule is not None:
+                rules[rule] += 1
+                continue
+            cpu, ram = self._project(host, instance.cpu_cores,
+                                     instance.memory_mb)
+            refused, score = self.policy.destination(host, cpu, ram, cfg)
+            option = (host, cpu, ram)
+            if refused is None:
+                if preferred is None or (score, name) < preferred[0]:
+                    preferred = ((score, name), option)
+            else:
+                rules[refused] += 1
+                key = (base.pressure(host, cpu, ram), name)
+                if fallback is None or key < fallback[0]:
+                    fallback = (key, option)
+        chosen = preferred or fallback
+        if chosen is None:
+            only_busy = set(rules) == {'limit:per-host'}
+            return (None, 'limit:per-host' if only_busy else
+                    'no-destination', _summary(rules))
+        host, cpu, ram = chosen[1]
+        option = base.Option(self._removal(source, instance), host, cpu,
+                             ram, base.pressure(host, cpu, ram))
+        how = 'cold' if instance.migration == model.COLD else 'live'
+        reason = (f'maintenance: host {source.name} is draining; {how} '
+                  f'migration to {host.name}, ')
+        if preferred is not None:
+            reason += (f'the {self.policy.name} policy\'s preferred '
+                       f'destination ({_fmt("projected", cpu, ram)})')
+        else:
+            reason += (f'the least loaded allowed host '
+                       f'({_fmt("projected", cpu, ram)}): the '
+                       f'{self.policy.name} policy accepts none '
+                       f'({_summary(rules)})')
+        return option, None, reason
 
     def _level(self) -> None:
         """Leveling moves, after the violated hosts' (``[drs] level_*``).
@@ -311,7 +427,8 @@ class _Planner:
         indexed = source.name in self.floors
         if indexed:
             self._leave(source.name)
-        self._apply(source, option, found, [], [], reason=reason)
+        self._apply(source, option, found, [], [], reason=reason,
+                    goal=model.LEVEL)
         if indexed:
             self._enter(source.name)
 
@@ -536,7 +653,8 @@ class _Planner:
         return (f' (expected load {host.cpu_expected:.1f}% > current '
                 f'{host.cpu_percent:.1f}%)')
 
-    def _apply(self, source, option, found, scored, failed, reason=None):
+    def _apply(self, source, option, found, scored, failed, reason=None,
+               goal=model.BALANCE):
         removal = option.removal
         instance = removal.instance
         dest = option.destination.name
@@ -557,8 +675,12 @@ class _Planner:
             reason=reason or (f'{self.verdicts[source.name].reason}; '
                               f'{self.policy.describe(option, self.config)}'),
             expected=expected, alternatives=tuple(alternatives),
-            rejected=tuple(rejected), memory_mb=instance.memory_mb))
-        self._leave(dest)
+            rejected=tuple(rejected), memory_mb=instance.memory_mb,
+            goal=goal, migration=instance.migration))
+        if dest in self.floors:
+            self._leave(dest)
+        else:  # A drain's fallback: a host the policy refuses.
+            self.resting.pop(dest, None)
         self.cpu[source.name], self.ram[source.name] = removal.cpu, removal.ram
         self.cpu[dest], self.ram[dest] = self._project(
             option.destination, instance.cpu_cores, instance.memory_mb,

@@ -50,7 +50,9 @@ class ModelTest(testtools.TestCase):
              'reason': 'r', 'expected': {'source_cpu': 50.0},
              'alternatives': [{'instance': 'i2'}],
              'rejected': [{'subject': 'c', 'rule': 'margin', 'detail': ''}],
-             'memory_mb': 0}, data['moves'][0])
+             'memory_mb': 0, 'goal': 'balance', 'migration': 'live'},
+            data['moves'][0])
+        self.assertEqual([], data['drains'])
         self.assertEqual([1.0, 2.0], data['hosts'][0]['window'])
         self.assertEqual((['n'], 'balanced'), (data['notes'], data['policy']))
         line = plan.to_json()
