@@ -179,6 +179,20 @@ OPTS = [
              'cloud (or the lease\'s scope), counting those planned this '
              'period.'),
     cfg.IntOpt(
+        'drain_max_concurrent_migrations_per_host',
+        default=2,
+        min=1,
+        help='Maximum number of migrations in flight off a host in '
+             'maintenance (``nova-drs maintenance enter``), counting those '
+             'planned this period. Drain moves count in '
+             '``max_migrations_per_period`` and ``max_concurrent_migrations`` '
+             'like any move and are planned before balancing, and each '
+             'destination keeps ``max_concurrent_migrations_per_host``, so '
+             'a drain never piles its instances onto one host at once. '
+             'Nova runs one host\'s live migrations one after the other '
+             'unless ``[DEFAULT] max_concurrent_live_migrations`` on the '
+             'computes allows more.'),
+    cfg.IntOpt(
         'instance_cooldown',
         default=3600,
         min=0,
@@ -367,7 +381,9 @@ def planner_config(conf) -> model.PlannerConfig:
             drs.max_concurrent_migrations_per_violated_host),
         destination_deviations=drs.destination_deviations,
         level_gap=drs.level_gap, level_band=drs.level_band,
-        level_rise_rate=drs.level_rise_rate)
+        level_rise_rate=drs.level_rise_rate,
+        drain_max_concurrent_migrations_per_host=(
+            drs.drain_max_concurrent_migrations_per_host))
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:

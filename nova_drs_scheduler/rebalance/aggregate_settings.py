@@ -41,6 +41,8 @@ class HostSettings:
     excluded: bool
     #: ``drs_automation`` of the host's aggregates; None: ``[drs]``'s.
     automation: str | None = None
+    #: The effective level (this or ``[drs]``'s) is ``off``.
+    automation_off: bool = False
 
 
 def host_settings(host: str, aggregates,

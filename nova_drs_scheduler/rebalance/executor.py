@@ -1,10 +1,13 @@
 """Start planned moves through Nova's API and follow them to their end.
 
 Each move is an ordinary ``live_migrate`` with the chosen host and
-``force=False``: Nova's conductor asks the scheduler to re-validate that
-host (filters, server groups) and claims it in placement, exactly as for an
-operator's request, and on failure Nova itself leaves the instance ACTIVE on
-its source and removes the destination's allocations.
+``force=False`` (a stopped instance leaving a host in maintenance: a cold
+migration, ``resize`` with no flavor and the chosen host, confirmed here once
+Nova reports it finished): Nova's conductor asks the scheduler to
+re-validate that host (filters, server groups) and claims it in placement,
+exactly as for an operator's request, and on failure Nova itself leaves the
+instance on its source, in its state, and removes the destination's
+allocations.
 
 Cooldowns, quarantines and in-flight counts are derived from Nova's own
 migration records (:func:`migration_state`, by the rule the simulator
@@ -22,6 +25,7 @@ from nova.compute import api as compute_api
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import recent_moves
 
 LOG = logging.getLogger(__name__)
@@ -36,6 +40,11 @@ IN_PROGRESS = frozenset(('accepted', 'queued', 'preparing', 'running',
                          'pre-migrating', 'migrating', 'post-migrating'))
 FAILED = frozenset(('error', 'failed', 'cancelled'))
 DONE = frozenset(('completed', 'done', 'confirmed'))
+#: A cold migration that awaits its confirmation.
+FINISHED = 'finished'
+#: ``Migration.migration_type`` of the moves DRS starts, by
+#: ``Move.migration``.
+MIGRATION_TYPES = {model.LIVE: 'live-migration', model.COLD: 'migration'}
 
 
 def drs_context() -> nova_context.RequestContext:
@@ -103,23 +112,31 @@ class Executor:
             instance = self.compute_api.get(
                 ctx, move.instance,
                 expected_attrs=['numa_topology', 'system_metadata'])
-            self.compute_api.live_migrate(
-                ctx, instance, block_migration=None, disk_over_commit=None,
-                host_name=move.destination, force=False, async_=False)
+            if move.migration == model.COLD:
+                self.compute_api.resize(ctx, instance,
+                                        host_name=move.destination)
+            else:
+                self.compute_api.live_migrate(
+                    ctx, instance, block_migration=None,
+                    disk_over_commit=None, host_name=move.destination,
+                    force=False, async_=False)
         except Exception as exc:  # Nova reports refusals as many types.
-            LOG.warning('DRS live migration of %s from %s to %s failed to '
-                        'start: %s', move.instance, move.source,
-                        move.destination, exc)
+            LOG.warning('DRS %s migration of %s from %s to %s failed to '
+                        'start: %s', move.migration, move.instance,
+                        move.source, move.destination, exc)
             return {'status': 'failed', 'error': _describe(exc),
-                    'migration': self._latest_uuid(cell, move.instance, since)}
-        migration = self._latest_uuid(cell, move.instance, since)
+                    'migration': self._latest_uuid(cell, move.instance,
+                                                   since, move.migration)}
+        migration = self._latest_uuid(cell, move.instance, since,
+                                      move.migration)
         if migration is None:
             return {'status': 'unknown',
                     'error': 'no migration record found after the start'}
         self._tracked[move.instance] = _Tracked(
             record_id, migration, cell, timeutils.utcnow())
-        LOG.info('DRS started live migration %s of %s: %s -> %s',
-                 migration, move.instance, move.source, move.destination)
+        LOG.info('DRS started %s migration %s of %s: %s -> %s',
+                 move.migration, migration, move.instance, move.source,
+                 move.destination)
         return {'status': 'started', 'migration': migration}
 
     def adopt(self, record_id: str, instance: str, migration_uuid: str,
@@ -128,8 +145,8 @@ class Executor:
         self._tracked[instance] = _Tracked(
             record_id, migration_uuid, None,
             timeutils.normalize_time(started))
-        LOG.info('DRS follows live migration %s of %s, started by an '
-                 'earlier scheduler process', migration_uuid, instance)
+        LOG.info('DRS follows migration %s of %s, started by an earlier '
+                 'scheduler process', migration_uuid, instance)
 
     def adopt_starting(self, record_id: str, instance: str,
                        since: datetime.datetime) -> dict:
@@ -144,8 +161,10 @@ class Executor:
                 drs_context(), instance).cell_mapping
         except exception.InstanceMappingNotFound:
             cell = None
-        migration = cell and self._latest_uuid(
-            cell, instance, timeutils.normalize_time(since))
+        migration = cell and next(filter(None, (
+            self._latest_uuid(cell, instance,
+                              timeutils.normalize_time(since), kind)
+            for kind in MIGRATION_TYPES)), None)
         if not migration:
             return {'status': 'not_started',
                     'error': 'the scheduler stopped before starting it'}
@@ -159,11 +178,32 @@ class Executor:
         ctx = drs_context()
         for instance, tracked in list(self._tracked.items()):
             migration = self._migration(ctx, instance, tracked)
+            if migration is not None and migration.status == FINISHED:
+                migration = self._confirm(ctx, instance, tracked, migration)
             outcome = _outcome(migration, tracked, timeout)
             if outcome is not None:
                 del self._tracked[instance]
                 ended.append((tracked.record_id, instance, outcome))
         return ended
+
+    def _confirm(self, ctx, instance: str, tracked: _Tracked, migration):
+        """Confirm a finished cold migration of ours; the record after.
+
+        A confirmation that fails is tried again at the next poll: the
+        instance waits on its destination, its source's resources held.
+        """
+        if migration.user_id != DRS_USER:
+            return migration
+        try:
+            self.compute_api.confirm_resize(
+                ctx, self.compute_api.get(ctx, instance))
+        except Exception as exc:  # Nova reports refusals as many types.
+            LOG.warning('DRS could not confirm cold migration %s of %s: %s',
+                        migration.uuid, instance, exc)
+            return migration
+        LOG.info('DRS confirmed cold migration %s of %s', migration.uuid,
+                 instance)
+        return self._migration(ctx, instance, tracked)
 
     @staticmethod
     def _migration(ctx, instance: str, tracked: _Tracked):
@@ -182,12 +222,14 @@ class Executor:
                 return None
 
     def _latest_uuid(self, cell, instance_uuid: str,
-                     since: datetime.datetime) -> str | None:
-        """The DRS live migration of the instance created since ``since``."""
+                     since: datetime.datetime,
+                     kind: str = model.LIVE) -> str | None:
+        """The DRS migration (``kind``: ``Move.migration``) of the instance
+        created since ``since``."""
         with nova_context.target_cell(drs_context(), cell) as cctxt:
             migrations = objects.MigrationList.get_by_filters(
                 cctxt, {'instance_uuid': instance_uuid,
-                        'migration_type': 'live-migration',
+                        'migration_type': MIGRATION_TYPES[kind],
                         'user_id': DRS_USER},
                 sort_keys=['created_at', 'id'], sort_dirs=['desc', 'desc'],
                 limit=1)

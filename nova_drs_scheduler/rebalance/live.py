@@ -39,6 +39,7 @@ from nova_drs_scheduler import log_once
 from nova_drs_scheduler import pacing
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import recent_moves
 
 LOG = logging.getLogger(__name__)
 
@@ -47,6 +48,11 @@ INSTANCE_OPT_OUT = 'drs_exclude'
 FLAVOR_OPT_OUT = 'drs:exclude'
 #: Pool of hosts an aggregate puts in global mode under ``mode=aggregate``.
 GLOBAL_POOL = '(global)'
+#: How a drain moves an instance, by ``vm_state``: Nova live-migrates
+#: active and paused instances and cold-migrates stopped ones.
+DRAIN_MIGRATIONS = {vm_states.ACTIVE: model.LIVE,
+                    vm_states.PAUSED: model.LIVE,
+                    vm_states.STOPPED: model.COLD}
 #: Hosts (or instance uuids) per instance query; requests in flight get
 #: their turn between two (:mod:`~nova_drs_scheduler.pacing`).
 READ_SLICE = 10
@@ -335,6 +341,33 @@ def instance_blocked(instance, facts: InstanceFacts,
     return migration_blocked or opt_out(facts)
 
 
+def drain_blocked(instance, facts: InstanceFacts, up: bool,
+                  reason: str | None, kind: str | None
+                  ) -> tuple[str | None, bool, str]:
+    """How an instance leaves a host in maintenance: ``(why it cannot
+    now or None, whether that passes by itself, Move.migration)``.
+
+    ``reason`` and ``kind``: what recent migrations say of it
+    (``recent_moves.MigrationState``).  A move in flight or a task
+    running passes; a cooldown does not hold a drain back; anything else
+    blocks it until someone acts.
+    """
+    migration = DRAIN_MIGRATIONS.get(instance.vm_state)
+    if kind == recent_moves.IN_FLIGHT:
+        return reason, True, model.LIVE
+    if not up:
+        return ('the host\'s nova-compute service is down: nothing can '
+                'migrate off it (evacuate it instead)', False, model.LIVE)
+    if migration is None:
+        return (f'vm_state {instance.vm_state}: a drain moves active, '
+                f'paused and stopped instances only', False, model.LIVE)
+    if instance.task_state is not None:
+        return f'busy (task_state {instance.task_state})', True, migration
+    if kind == recent_moves.QUARANTINE:
+        return reason, False, migration
+    return opt_out(facts), False, migration
+
+
 def pool(settings, config: model.PlannerConfig) -> str | None:
     """The host's pool key as the planner and candidates compare it.
 
@@ -353,8 +386,10 @@ def pool(settings, config: model.PlannerConfig) -> str | None:
 
 
 def host_snapshot(rows: HostRows, status, settings,
-                  config: model.PlannerConfig) -> model.HostSnapshot:
-    """One host: windows' verdict, node capacity, aggregate settings."""
+                  config: model.PlannerConfig,
+                  draining: bool = False) -> model.HostSnapshot:
+    """One host: windows' verdict, node capacity, aggregate settings,
+    whether it is in maintenance."""
     judged = status is not None and status.cpu_percent is not None
     return model.HostSnapshot(
         name=rows.name,
@@ -371,7 +406,9 @@ def host_snapshot(rows: HostRows, status, settings,
         cpu_threshold=settings.cpu_threshold,
         ram_threshold=settings.ram_threshold,
         schedulable=schedulable(rows),
-        excluded=settings.excluded)
+        excluded=settings.excluded,
+        automation_off=settings.automation_off,
+        draining=draining)
 
 
 def fallback_loads(hosts, instances, loads) -> dict:
@@ -405,15 +442,17 @@ def fallback_loads(hosts, instances, loads) -> dict:
 
 def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
-                   quarantine: int, no_return: int) -> model.Snapshot:
+                   quarantine: int, no_return: int,
+                   draining=frozenset()) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
     {host: metrics.HostStatus}; ``loads``: {instance uuid: CPU cores} as
-    measured (the others get :func:`fallback_loads`).
+    measured (the others get :func:`fallback_loads`); ``draining``: the
+    hosts in maintenance.
     """
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
-                                 config)
+                                 config, name in draining)
              for name, rows in pacing.paced(sorted(cloud.hosts.items()))}
     migrations = executor.migration_state(
         cloud.migrations, timeutils.utcnow(), cooldown, quarantine,
@@ -421,18 +460,24 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
     on_hosts = [instance for instance in cloud.instances.values()
                 if instance.host in hosts]
     loads = fallback_loads(hosts, on_hosts, loads)
-    instances = [
-        model.InstanceSnapshot(
+    instances = []
+    for instance in sorted(on_hosts, key=lambda i: i.uuid):
+        reason = migrations.blocked.get(instance.uuid)
+        if instance.host in draining:
+            blocked, transient, how = drain_blocked(
+                instance, instance.facts, cloud.hosts[instance.host].up,
+                reason, migrations.kinds.get(instance.uuid))
+        else:
+            blocked = instance_blocked(instance, instance.facts, reason)
+            transient, how = False, model.LIVE
+        instances.append(model.InstanceSnapshot(
             uuid=instance.uuid, host=instance.host,
             name=instance.display_name or '',
             vcpus=instance.facts.vcpus,
             memory_mb=instance.facts.memory_mb,
             cpu_cores=loads.get(instance.uuid, 0.0),
-            blocked=instance_blocked(
-                instance, instance.facts,
-                migrations.blocked.get(instance.uuid)),
-            left=migrations.left.get(instance.uuid, ()))
-        for instance in sorted(on_hosts, key=lambda i: i.uuid)]
+            blocked=blocked, left=migrations.left.get(instance.uuid, ()),
+            migration=how, transient=transient))
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,
         inflight_by_host=migrations.inflight_by_host,

@@ -86,6 +86,10 @@ class HostSnapshot:
     schedulable: bool = True
     #: Aggregate opted out of DRS: neither judged nor a destination.
     excluded: bool = False
+    #: Automation ``off`` for the host: neither judged nor a balancing
+    #: destination, but a drain may send an instance there (the operator
+    #: asked for the drain).
+    automation_off: bool = False
     #: Expected CPU over the next periods, percent: the exponentially
     #: weighted mean of its samples; None when unknown.
     cpu_expected: float | None = None

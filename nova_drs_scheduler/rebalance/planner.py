@@ -68,7 +68,7 @@ def rise_rates(hosts: Mapping[str, model.HostSnapshot],
     rate counts as 0): the evidence leveling waits for."""
     rates = collections.defaultdict(list)
     for host in hosts.values():
-        if host.cpu_percent is not None and not host.excluded:
+        if host.cpu_percent is not None and _balanced(host):
             rates[_pool_key(host, config)].append(host.rise_rate or 0.0)
     return {pool: sum(found) / len(found) for pool, found in rates.items()}
 
@@ -84,9 +84,14 @@ def leveling_sources(hosts: Mapping[str, model.HostSnapshot],
         return set()
     rates = rise_rates(hosts, config)
     return {name for name, host in hosts.items()
-            if host.cpu_percent is not None and not host.excluded
+            if host.cpu_percent is not None and _balanced(host)
             and rates[_pool_key(host, config)] >= config.level_rise_rate
             and host.cpu_percent >= host.cpu_threshold - config.level_band}
+
+
+def _balanced(host: model.HostSnapshot) -> bool:
+    """Whether balancing may judge the host and use it as a destination."""
+    return not (host.excluded or host.automation_off)
 
 
 def _pool_key(host: model.HostSnapshot, config: model.PlannerConfig):
@@ -162,6 +167,9 @@ class _Planner:
         if host.excluded:
             return (verdict(False, 'aggregate opted out of DRS: not judged'),
                     'excluded')
+        if host.automation_off:
+            return (verdict(False, 'automation off: not judged'),
+                    'automation-off')
         if (self.aggregate and host.pool is None
                 and cfg.unaggregated_hosts == 'ignore'):
             return (verdict(False, 'in no aggregate and [drs] '
@@ -286,7 +294,7 @@ class _Planner:
 
         Destinations are Nova's allowed hosts of the source's pool that
         the planner's rails accept (schedulable, judged, not violated, not
-        in maintenance).  The policy's preferred one under its threshold
+        in maintenance; automation off is no bar).  The policy's preferred one under its threshold
         by the margin wins; when no host is, the drain still proceeds to
         the host left with the least pressure, and says so.
         """
@@ -297,7 +305,8 @@ class _Planner:
             host = self.hosts.get(name)
             if name == source.name or host is None:
                 continue
-            rule = self.barred[name] or (
+            rule = _DRAIN_DESTINATION.get(self.barred[name],
+                                          self.barred[name]) or (
                 'pool' if self._pool(host) != pool else None)
             if rule is None and (self.busy[name]
                                  >= cfg.max_concurrent_migrations_per_host):
@@ -693,6 +702,9 @@ class _Planner:
         self._enter(dest)
         self._unreachable_by_pool.clear()
 
+
+#: Planner rules that bar a host from balancing but not from a drain.
+_DRAIN_DESTINATION = {'automation-off': None}
 
 #: A leveling move moves at least this many points of its source's CPU:
 #: less is not worth a live migration.

@@ -26,6 +26,7 @@ from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import candidates
+from nova_drs_scheduler.rebalance import drain
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import model
@@ -107,8 +108,8 @@ class Rebalancer:
         # Which scheduler led the period: records of every leader share
         # one database.
         rec['scheduler'] = CONF.host
-        if CONF.drs.automation == 'off' and not self._aggregates_enable(
-                context):
+        if (CONF.drs.automation == 'off' and not self._in_maintenance()
+                and not self._aggregates_enable(context)):
             return self._skipped(rec, 'automation is off', 'automation_off')
         is_leader, why = self.leader.check(context)
         self.telemetry.leader(is_leader)
@@ -151,6 +152,15 @@ class Rebalancer:
             LOG.warning('DRS cannot read aggregates: %s', exc)
             return False
 
+    def _in_maintenance(self) -> bool:
+        """Whether a host is in maintenance (unreadable: no): drains run
+        whatever the automation level, the operator having asked."""
+        try:
+            return bool(self.store.maintenance_hosts())
+        except db_exc.DBError as exc:
+            LOG.warning('DRS cannot read the DRS database: %s', exc)
+            return False
+
     def _store_skipped(self, rec) -> None:
         """Keep a skipped period in the history when the DRS database
         itself is up (it may be what failed)."""
@@ -172,8 +182,10 @@ class Rebalancer:
         drs = CONF.drs
         config = rebalance_conf.planner_config(CONF)
         windows = self.windows()
+        maintenance = self.store.maintenance_hosts()
         plan, cloud, levels, approved = self._plan(
-            context, config, rec, windows, acting=True)
+            context, config, rec, windows, acting=True,
+            draining=set(maintenance))
         self.store.save_windows(windows.export(), {
             verdict['host']: verdict for verdict in rec['hosts']})
         self.telemetry.hosts(rec['hosts'])
@@ -184,7 +196,10 @@ class Rebalancer:
                                         'recommendation': ident})
             starting.append((move, {'recommendation': ident}))
         for move in plan.moves:
-            if levels.get(move.source, drs.automation) == 'automatic':
+            # A drain is started at any level: ``maintenance enter`` was
+            # the operator's approval.
+            if move.goal == model.DRAIN or levels.get(
+                    move.source, drs.automation) == 'automatic':
                 record.set_outcome(rec, move.instance,
                                    {'status': 'starting'})
                 starting.append((move, {}))
@@ -207,6 +222,31 @@ class Rebalancer:
         _log_period(rec)
         # Moves that already ended (or failed at once) complete the record.
         self.collect_outcomes()
+        if maintenance:
+            self._report_drains(rec, plan, cloud, maintenance)
+
+    def _report_drains(self, rec, plan, cloud, maintenance) -> None:
+        """Store where each drain stands, for ``maintenance status`` and
+        any later leader; log each change of state."""
+        names = {uuid: instance.display_name or ''
+                 for uuid, instance in cloud.instances.items()}
+        for found in plan.drains:
+            if found.host not in maintenance:
+                continue
+            now = drain.state(found)
+            self.store.report_maintenance(
+                found.host, now, drain.progress(found, names, rec['id']))
+            if now == maintenance[found.host]['state']:
+                continue
+            if now == drain.BLOCKED:
+                LOG.warning('DRS maintenance: drain of %s is blocked: %s',
+                            found.host, '; '.join(
+                                f'{r.subject}: {r.detail or r.rule}'
+                                for r in found.blockers))
+            else:
+                LOG.info('DRS maintenance: host %s is %s (%d instance(s) '
+                         'left)', found.host, now, found.instances)
+        self.telemetry.maintenance(self.store.maintenance())
 
     def dry_run(self, context) -> dict:
         """The record a period would produce now; nothing acts or changes.
@@ -216,7 +256,8 @@ class Rebalancer:
         config = rebalance_conf.planner_config(CONF)
         rec = record.new_record('dry-run', config)
         plan, cloud, _levels, _approved = self._plan(
-            context, config, rec, self.windows(), acting=False)
+            context, config, rec, self.windows(), acting=False,
+            draining=set(self.store.maintenance_hosts()))
         for move in plan.moves:
             record.set_outcome(rec, move.instance, {'status': 'dry-run'})
         # For ``explain INSTANCE``; too large for every period's record.
@@ -257,13 +298,15 @@ class Rebalancer:
                 instance, _ENDED.get(status, db_store.FAILED),
                 outcome.get('error'))
 
-    def _plan(self, context, config, rec, windows, acting):
+    def _plan(self, context, config, rec, windows, acting, draining):
         """Snapshot, (when acting) recommendations, plan, into ``rec``.
 
-        Returns ``(plan, cloud, automation levels, approved moves)``.
+        ``draining``: the hosts in maintenance.  Returns ``(plan, cloud,
+        automation levels, approved moves)``.
         """
         snapshot, cloud, levels, late = self._snapshot(
-            context, config, windows, all_instances=not acting)
+            context, config, windows, all_instances=not acting,
+            draining=draining)
         cands = candidates.LiveCandidates(
             context, self.host_manager, self.placement_client,
             cloud.instances)
@@ -285,10 +328,12 @@ class Rebalancer:
         record.add_plan(rec, snapshot, plan)
         record.add_not_relieved(rec, plan, late,
                                 CONF.drs.instance_metrics_timeout)
+
         rec['attention'] = live.needs_attention(cloud)
         return plan, cloud, levels, approved
 
-    def _snapshot(self, context, config, windows, all_instances):
+    def _snapshot(self, context, config, windows, all_instances,
+                  draining=frozenset()):
         """The period's snapshot, from hosts to the instances worth it.
 
         Returns ``(snapshot, cloud, automation levels, hosts whose
@@ -308,7 +353,7 @@ class Rebalancer:
             levels[name] = found.automation or drs.automation
             if levels[name] == 'off':
                 found = dataclasses.replace(
-                    found, excluded=True)
+                    found, automation_off=True)
             settings[name] = found
         # A host whose compute service is down can neither give nor take an
         # instance: left unsampled, it is not judged, whatever its metrics
@@ -324,6 +369,9 @@ class Rebalancer:
         # instance), except those a DRS migration or an open
         # recommendation names.
         over = {name for name, status in statuses.items() if status.counter}
+        # And those of the hosts in maintenance, every one of which leaves.
+        draining = draining & cloud.hosts.keys()
+        over |= draining
         if config.level_gap > 0:
             # And those the planner may level from (doc/rebalancer.md).
             over |= planner.leveling_sources({
@@ -339,7 +387,8 @@ class Rebalancer:
             drs.instance_metrics_timeout)
         snapshot = live.build_snapshot(
             cloud, settings, statuses, measured.loads, config,
-            drs.instance_cooldown, drs.quarantine_time, drs.no_return_time)
+            drs.instance_cooldown, drs.quarantine_time, drs.no_return_time,
+            draining)
         return snapshot, cloud, levels, measured.late
 
     def _named_instances(self, cloud) -> set:

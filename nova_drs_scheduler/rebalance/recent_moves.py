@@ -11,6 +11,9 @@ from collections.abc import Iterable
 IN_FLIGHT = 'in-flight'
 DONE = 'done'
 FAILED = 'failed'
+#: What blocks an instance besides a move in flight (``MigrationState.kinds``).
+COOLDOWN = 'cooldown'
+QUARANTINE = 'quarantine'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +45,10 @@ class MigrationState:
     #: {instance uuid: hosts it left by a completed migration within the
     #: no-return time}
     left: dict = dataclasses.field(default_factory=dict)
+    #: {instance uuid: IN_FLIGHT, COOLDOWN or QUARANTINE}, for each of
+    #: ``blocked``: a drain waits for a move in flight, ignores a cooldown
+    #: and reports a quarantine.
+    kinds: dict = dataclasses.field(default_factory=dict)
 
 
 def _in_flight_reason(move: Move) -> str:
@@ -63,6 +70,7 @@ def migration_state(moves: Iterable[Move], cooldown: float,
     - completed within ``no_return`` seconds: its source is in ``left``.
     """
     blocked = {}
+    kinds = {}
     by_host = {}
     total = 0
     left = {}
@@ -76,17 +84,20 @@ def migration_state(moves: Iterable[Move], cooldown: float,
                 if host:
                     by_host[host] = by_host.get(host, 0) + 1
             blocked[uuid] = _in_flight_reason(move)
+            kinds[uuid] = IN_FLIGHT
         elif uuid in blocked:
             continue
         elif move.phase == DONE and move.age < cooldown:
+            kinds[uuid] = COOLDOWN
             blocked[uuid] = (
                 f'cooldown: moved {move.source} -> {move.destination} '
                 f'{int(move.age)}s ago (cooldown {int(cooldown)}s)')
         elif move.phase == FAILED and move.age < quarantine and move.by_drs:
+            kinds[uuid] = QUARANTINE
             blocked[uuid] = (
                 f'quarantine: migration {move.ident} to {move.destination} '
                 f'failed {int(move.age)}s ago (quarantine '
                 f'{int(quarantine)}s)')
     return MigrationState(blocked, by_host, total,
                           {uuid: tuple(sorted(hosts))
-                           for uuid, hosts in left.items()})
+                           for uuid, hosts in left.items()}, kinds)

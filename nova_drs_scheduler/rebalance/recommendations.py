@@ -80,7 +80,8 @@ def _refused(inst: model.InstanceSnapshot, destination: str,
     if inst.blocked:
         return f'instance not movable now: {inst.blocked}'
     host = snapshot.hosts.get(destination)
-    if host is None or host.excluded or not host.schedulable:
+    if (host is None or host.excluded or host.automation_off
+            or not host.schedulable):
         return f'{destination} is not a schedulable DRS host'
     if host.cpu_percent is None or host.counter:
         return f'{destination} is over its threshold or not measured'

@@ -60,6 +60,17 @@ class Telemetry:
             buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120))
         self._leader = gauge('nova_drs_leader',
                              '1 while this process is the rebalancer.')
+        self._maintenance = gauge(
+            'nova_drs_maintenance_hosts',
+            'Hosts in maintenance, by state (draining, drained, blocked).',
+            ['state'])
+        self._left = gauge(
+            'nova_drs_maintenance_instances_left',
+            'Instances still on a host in maintenance.', host)
+        self._drain_moves = gauge(
+            'nova_drs_maintenance_moves',
+            'Moves off a host in maintenance since it entered it, by '
+            'status (completed, failed, in_flight).', ['host', 'status'])
         #: {host series: names it has now}
         self._shown = {series: set() for series in (
             self._cpu, self._ram, self._counter, self._violated,
@@ -126,7 +137,24 @@ class Telemetry:
                 series.remove(name)
         self._shown = shown
 
+    def maintenance(self, hosts: list[dict]) -> None:
+        """Replace the maintenance series by the leader's report
+        (``Store.maintenance`` rows)."""
+        for series in (self._maintenance, self._left, self._drain_moves):
+            series.clear()
+        for state in ('draining', 'drained', 'blocked'):
+            self._maintenance.labels(state=state).set(sum(
+                1 for row in hosts if row['state'] == state))
+        for row in hosts:
+            progress = row.get('progress') or {}
+            if 'instances' in progress:
+                self._left.labels(row['host']).set(progress['instances'])
+            for status, count in row['moves'].items():
+                self._drain_moves.labels(row['host'], status).set(count)
+
     def _clear_hosts(self) -> None:
         for series in self._shown:
             series.clear()
         self._shown = {series: set() for series in self._shown}
+        for series in (self._maintenance, self._left, self._drain_moves):
+            series.clear()

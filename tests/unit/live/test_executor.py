@@ -15,6 +15,7 @@ from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
 
 from nova_drs_scheduler.rebalance import executor
+from nova_drs_scheduler.rebalance import model
 from tests import snapshots as h
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)
@@ -107,7 +108,8 @@ class ExecutorTest(test.TestCase):
         self.executor = executor.Executor()
         self.instance = self.add_instance()
         self.move = types.SimpleNamespace(
-            instance=self.instance, source='h1', destination='h2')
+            instance=self.instance, source='h1', destination='h2',
+            migration=model.LIVE)
         self.calls = []
         self.useFixture(fixtures.MockPatchObject(
             self.executor.compute_api, 'live_migrate',

@@ -48,7 +48,7 @@ class PeriodTestCase(testtools.TestCase):
                              (rebalancer.telemetry, 'Telemetry'),
                              (rebalancer.sources, 'load')):
             self.useFixture(fixtures.MockPatchObject(module, name))
-        self.store = mock.Mock()
+        self.store = mock.Mock(**{'maintenance_hosts.return_value': {}})
         self.period = rebalancer.Rebalancer(
             mock.sentinel.host_manager, mock.sentinel.placement,
             mock.sentinel.servicegroup,
@@ -190,7 +190,7 @@ class LeadTest(PeriodTestCase):
         cloud = mock.Mock(instances={
             name: Instance(f'cell-{name}') for name in ('i0', 'i1', 'i2')})
 
-        def plan(context, config, rec, windows, acting):
+        def plan(context, config, rec, windows, acting, draining):
             self.assertTrue(acting)
             rec['moves'] = [dict(m, outcome={'status': 'planned'}) for m in (
                 {'instance': p.instance, 'source': p.source,
@@ -308,7 +308,8 @@ class PlanTest(PeriodTestCase):
         rec = {}
         result = self.period._plan(mock.sentinel.context,
                                    mock.sentinel.config, rec,
-                                   mock.sentinel.windows, acting)
+                                   mock.sentinel.windows, acting,
+                                   set())
         return rec, result
 
     def planned_on(self):
@@ -320,7 +321,7 @@ class PlanTest(PeriodTestCase):
         rec, result = self.plan(acting=True)
         self.period._snapshot.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
-            mock.sentinel.windows, all_instances=False)
+            mock.sentinel.windows, all_instances=False, draining=set())
         self.patched['revalidate'].assert_called_once_with(
             self.store, self.snapshot)
         self.assertEqual(
@@ -351,7 +352,7 @@ class PlanTest(PeriodTestCase):
         _rec, result = self.plan(acting=False)
         self.period._snapshot.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
-            mock.sentinel.windows, all_instances=True)
+            mock.sentinel.windows, all_instances=True, draining=set())
         for name in ('revalidate', 'approved', 'reserve'):
             self.patched[name].assert_not_called()
         self.store.transition.assert_not_called()
@@ -429,10 +430,11 @@ class SnapshotTest(PeriodTestCase):
             mock.sentinel.context, [self.instances['i1']], 7)
         settings = self.build.call_args.args[1]
         self.assertEqual({'h1': False, 'h2': True, 'h3': False},
-                         {name: s.excluded for name, s in settings.items()})
+                         {name: s.automation_off
+                          for name, s in settings.items()})
         self.build.assert_called_once_with(
             self.cloud, settings, self.windows.update.return_value,
-            {'i1': 1.5}, self.planner_config, 100, 400, 200)
+            {'i1': 1.5}, self.planner_config, 100, 400, 200, set())
         self.assertEqual((self.build.return_value, self.cloud,
                           frozenset({'h1'})), (snapshot, cloud, late))
 
@@ -481,7 +483,7 @@ class DryRunTest(PeriodTestCase):
             'i2': mock.Mock(host='h2', display_name=None)})
         planned = [move('i1')]
 
-        def plan(context, config, rec, windows, acting):
+        def plan(context, config, rec, windows, acting, draining):
             self.assertFalse(acting)
             rec['moves'] = [{'instance': 'i1',
                              'outcome': {'status': 'planned'}}]
