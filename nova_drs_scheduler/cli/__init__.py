@@ -15,7 +15,7 @@ from nova_drs_scheduler.cli import errors
 
 #: Subcommands reading nova.conf, by module; the others parse their own.
 _CLOUD = ('plan', 'explain', 'status', 'history', 'recommendations',
-          'apply', 'dismiss', 'db')
+          'apply', 'dismiss', 'maintenance', 'db')
 COMMANDS = _CLOUD + ('simulate', 'demo')
 
 DESCRIPTION = '''\
@@ -25,7 +25,8 @@ plan, explain and status run one dry-run period of the rebalancer that
 nova-drs-scheduler runs, against the cloud of nova.conf: what would move
 now, and why. history shows the decisions the scheduler recorded;
 recommendations, apply and dismiss handle the moves it recommends in
-manual mode; db creates or upgrades the DRS database.
+manual mode; maintenance drains a host through the leading scheduler;
+db creates or upgrades the DRS database.
 simulate replays a CPU trace through the same planner; demo runs a whole
 Nova cloud in this process. nova-drs itself migrates nothing: apply
 approves recommended moves, which the leading scheduler starts.
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     from nova_drs_scheduler.cli import demo
     from nova_drs_scheduler.cli import history
     from nova_drs_scheduler.cli import inspect
+    from nova_drs_scheduler.cli import maintenance
     from nova_drs_scheduler.cli import recommend
     from nova_drs_scheduler.simulate import cli as simulate_cli
 
@@ -92,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, subparser in recommend.add_parsers(
             subparsers, [common, nova_conf]).items():
         subparser.set_defaults(command=name)
+    maintenance.add_parser(subparsers, [common, nova_conf]).set_defaults(
+        command='maintenance')
     db.add_parser(subparsers, [common, nova_conf]).set_defaults(
         command='db')
     demo.add_parser(subparsers, [common]).set_defaults(handler=demo.run)

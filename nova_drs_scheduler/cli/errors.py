@@ -22,6 +22,9 @@ USAGE = 2
 CONFIG = 3
 CLOUD = 4
 DB_SCHEMA = 5
+#: ``maintenance enter --wait``: the drain is blocked, or not done in time.
+BLOCKED = 6
+TIMED_OUT = 7
 #: sysexits.h's EX_SOFTWARE: an error nobody anticipated, i.e. a bug.
 UNEXPECTED = 70
 
@@ -41,6 +44,10 @@ CODES = (
     (DB_SCHEMA, 'a database was reached but its schema is missing or too '
                 'old (run nova-manage db sync, or nova-drs db sync for the '
                 'DRS database)'),
+    (BLOCKED, 'maintenance enter --wait: the drain is blocked (the '
+              'instances that cannot leave are listed, with why)'),
+    (TIMED_OUT, 'maintenance enter --wait: not drained within --timeout '
+                '(the drain goes on)'),
     (UNEXPECTED, 'unexpected error (a bug; --debug shows the traceback)'),
 )
 

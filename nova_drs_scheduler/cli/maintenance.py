@@ -1,0 +1,252 @@
+"""``nova-drs maintenance enter|exit|status``: drain a host through DRS.
+
+``enter`` disables the host's nova-compute service and stores the request
+in the DRS database (:mod:`.rebalance.maintenance`); the leading scheduler
+drains the host, period by period, and reports where it stands, which
+``status`` and ``enter --wait`` read.  nova-drs itself migrates nothing.
+"""
+
+import time
+
+from nova_drs_scheduler.cli import db
+from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import output
+
+#: Seconds between two reads of the drain's progress with ``--wait``.
+POLL_SECONDS = 5.0
+#: Periods without a leader's report after which ``status`` says so.
+SILENT_PERIODS = 3
+
+
+def add_parser(subparsers, parents):
+    # nova.conf's options only after the action: argparse would reset
+    # them to their defaults there otherwise.
+    parser = subparsers.add_parser(
+        'maintenance', parents=parents[:1],
+        help='Drain a host for maintenance, end its maintenance, or show '
+             'where drains stand.',
+        description='enter disables the host\'s nova-compute service (so '
+                    'nothing new lands on it) and asks the leading '
+                    'scheduler to move every instance off it: active and '
+                    'paused ones live, stopped ones cold, within the '
+                    'rebalancer\'s rails. exit ends the maintenance and '
+                    're-enables the service if nova-drs disabled it. status '
+                    'shows each host in maintenance: draining, drained or '
+                    'blocked, the instances left and the moves.')
+    actions = parser.add_subparsers(dest='action', metavar='ACTION')
+    actions.required = True
+    enter = actions.add_parser(
+        'enter', parents=parents, help='Put a host in maintenance.',
+        description='Disables HOST\'s nova-compute service and asks the '
+                    'leading scheduler to drain it. Run it again to change '
+                    'the reason or to wait.')
+    enter.add_argument('host', metavar='HOST', help='Compute host to drain.')
+    enter.add_argument('--reason', help='Why, for the service\'s disabled '
+                                        'reason and the status.')
+    enter.add_argument('--wait', action='store_true',
+                       help='Show progress until the host is drained (exit '
+                            '0), blocked (exit 6) or --timeout passes '
+                            '(exit 7).')
+    enter.add_argument('--timeout', type=errors.number(float, above=0),
+                       default=3600.0,
+                       help='Seconds --wait waits at most (default 3600).')
+    leave = actions.add_parser(
+        'exit', parents=parents, help='End a host\'s maintenance.',
+        description='Ends HOST\'s maintenance: nothing more is moved off '
+                    'it, and its nova-compute service is enabled again if '
+                    'nova-drs disabled it (an operator\'s own disable is '
+                    'left alone).')
+    leave.add_argument('host', metavar='HOST')
+    status = actions.add_parser(
+        'status', parents=parents, help='Where each drain stands.',
+        description='Per host in maintenance: its state (draining, drained, '
+                    'blocked), the instances left, moves in flight, '
+                    'completed and failed since it entered, an estimate of '
+                    'the time left, and each instance that blocks it with '
+                    'its reason.')
+    status.add_argument('host', metavar='HOST', nargs='?',
+                        help='Only this host.')
+    for name, handler in (('enter', enter_), ('exit', exit_),
+                          ('status', status_)):
+        actions.choices[name].set_defaults(handler=handler)
+    return parser
+
+
+def _store_call(store, method, *args):
+    from oslo_db import exception as db_exc
+
+    from nova_drs_scheduler.db import store as db_store
+
+    try:
+        return getattr(store, method)(*args)
+    except db_exc.DBError as exc:
+        raise errors.CLIError(f'cannot use the DRS database: {exc}',
+                              errors.CLOUD)
+    except db_store.NotFoundError as exc:
+        raise errors.CLIError(str(exc), errors.USAGE)
+
+
+def _nova_call(action, store, *args):
+    """An action on Nova's service record and the DRS database; an
+    unknown host is a usage error, a refusal by Nova one line, and a
+    database failure is classified as any (:func:`.errors.classify`)."""
+    from nova import exception
+
+    from nova_drs_scheduler.db import store as db_store
+    from nova_drs_scheduler.rebalance import maintenance
+
+    try:
+        return getattr(maintenance, action)(store, *args)
+    except (maintenance.UnknownHostError, db_store.NotFoundError) as exc:
+        raise errors.CLIError(str(exc), errors.USAGE)
+    except exception.NovaException as exc:
+        raise errors.CLIError(f'Nova refused the service update: {exc}',
+                              errors.CLOUD)
+
+
+def enter_(args, conf) -> int:
+    store = db.open_store(conf)
+    try:
+        row = _nova_call('enter', store, args.host, args.reason)
+        if not args.wait:
+            output.emit(args, row, [('', ['host', 'state', 'service'], [[
+                row['host'], row['state'],
+                f'disabled ({row["service_disabled_reason"]})']])])
+            if not args.json:
+                print('The leading scheduler drains it from its next '
+                      'period: nova-drs maintenance status '
+                      f'{args.host}')
+            return errors.OK
+        return wait(args, store, args.host, args.timeout, conf)
+    finally:
+        store.close()
+
+
+def exit_(args, conf) -> int:
+    store = db.open_store(conf)
+    try:
+        row = _nova_call('exit', store, args.host)
+    finally:
+        store.close()
+    service = ('enabled again' if row['enabled'] else
+               'left disabled (not disabled by nova-drs)'
+               if row['service_disabled'] else 'enabled')
+    output.emit(args, row, [('', ['host', 'maintenance', 'service'], [[
+        row['host'], 'ended', service]])])
+    return errors.OK
+
+
+def wait(args, store, host: str, timeout: float, conf,
+         clock=time.monotonic, sleep=time.sleep) -> int:
+    """Print a line each time the drain's progress changes; 0 when
+    drained, BLOCKED or TIMED_OUT otherwise."""
+    from nova_drs_scheduler.rebalance import drain
+
+    deadline = clock() + timeout
+    shown = None
+    while True:
+        found = _store_call(store, 'maintenance', host)
+        if not found:
+            raise errors.CLIError(f'host {host} left maintenance while '
+                                  f'waiting', errors.USAGE)
+        row = summary(found[0], conf)
+        line = _progress_line(row)
+        if line != shown:
+            print(line, flush=True)
+            shown = line
+        if row['state'] == drain.DRAINED:
+            return errors.OK
+        if row['state'] == drain.BLOCKED:
+            for blocker in row['blockers']:
+                print(f'  blocked by {_instance(blocker)}: '
+                      f'{blocker["reason"]}', flush=True)
+            raise errors.CLIError(
+                f'the drain of {host} is blocked: {len(row["blockers"])} '
+                f'instance(s) cannot leave (listed above); act on them, '
+                f'then run this again', errors.BLOCKED)
+        if clock() >= deadline:
+            raise errors.CLIError(
+                f'{host} not drained within {timeout:g} s '
+                f'({row["instances"]} instance(s) left); the drain goes on',
+                errors.TIMED_OUT)
+        sleep(min(POLL_SECONDS, max(0.0, deadline - clock())))
+
+
+def summary(row: dict, conf) -> dict:
+    """A stored row as ``status`` shows it: counts, blockers, time left
+    and whether the leader has gone silent."""
+    from oslo_utils import timeutils
+
+    from nova_drs_scheduler.rebalance import drain
+
+    progress = row.get('progress') or {}
+    now = timeutils.utcnow()
+    left = progress.get('instances')
+    reported = row.get('reported_at')
+    silent = reported is None or (
+        now - reported).total_seconds() > (
+        SILENT_PERIODS * conf.drs.rebalance_interval)
+    return {
+        'host': row['host'], 'state': row['state'],
+        'reason': row.get('reason'),
+        'requested_at': row['requested_at'], 'reported_at': reported,
+        'instances': left, 'moves': row['moves'],
+        'time_left_seconds': drain.time_left(
+            row['requested_at'], now, row['moves']['completed'], left),
+        'waiting': progress.get('waiting', []),
+        'blockers': progress.get('blockers', []),
+        'service_reenabled_on_exit': row['disabled_by_drs'],
+        'leader_silent': silent,
+    }
+
+
+def _instance(item: dict) -> str:
+    return output.server(item['instance'], {item['instance']: item['name']})
+
+
+def _duration(seconds) -> str:
+    if seconds is None:
+        return '-'
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f'{minutes}m{secs:02d}s' if minutes else f'{secs}s'
+
+
+def _progress_line(row: dict) -> str:
+    moves = row['moves']
+    left = '?' if row['instances'] is None else row['instances']
+    line = (f'{row["host"]}: {row["state"]}, {left} instance(s) left, '
+            f'{moves["in_flight"]} in flight, {moves["completed"]} '
+            f'completed, {moves["failed"]} failed, time left '
+            f'{_duration(row["time_left_seconds"])}')
+    if row['leader_silent']:
+        line += ' (no report from a leading scheduler yet)'
+    return line
+
+
+def status_(args, conf) -> int:
+    store = db.open_store(conf)
+    try:
+        found = _store_call(store, 'maintenance', args.host)
+    finally:
+        store.close()
+    if args.host and not found:
+        raise errors.CLIError(f'host {args.host} is not in maintenance',
+                              errors.USAGE)
+    rows = [summary(row, conf) for row in found]
+    hosts = [[r['host'], r['state'],
+              '?' if r['instances'] is None else r['instances'],
+              r['moves']['in_flight'], r['moves']['completed'],
+              r['moves']['failed'], _duration(r['time_left_seconds']),
+              str(r['requested_at'])[:19],
+              'none yet' if r['reported_at'] is None else
+              str(r['reported_at'])[:19] + (
+                  ' (silent)' if r['leader_silent'] else ''),
+              r['reason'] or ''] for r in rows]
+    blockers = [[r['host'], _instance(b), b['reason']]
+                for r in rows for b in r['blockers']]
+    output.emit(args, rows, [
+        ('Hosts in maintenance', ['host', 'state', 'left', 'in flight',
+                                  'completed', 'failed', 'time left',
+                                  'since', 'last report', 'reason'], hosts),
+        ('Blocking instances', ['host', 'instance', 'why'], blockers)])
+    return errors.OK
