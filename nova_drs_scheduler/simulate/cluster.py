@@ -2,10 +2,12 @@
 
 Capacity follows Nova's CoreFilter/RamFilter and placement: a host takes an
 instance while the vCPUs (RAM) allocated to it stay within its vCPUs (RAM)
-times the allocation ratio.  A live migration claims the destination when it
-starts (placement holds the allocation on both hosts while it runs) and
-releases the source when it ends; the instance's CPU load stays on the
-source until the end and arrives on the destination then.
+times the allocation ratio, and its compute service is enabled (Nova's
+ComputeFilter; a host in maintenance is disabled).  A live migration claims
+the destination when it starts (placement holds the allocation on both
+hosts while it runs) and releases the source when it ends; the instance's
+CPU load stays on the source until the end and arrives on the destination
+then.
 """
 
 import dataclasses
@@ -110,24 +112,35 @@ def hosts_for_load(vms, trace, target_percent: float,
     return max(1, round(mean_cores / (host_vcpus * target_percent / 100.0)))
 
 
+def host_names(count: int) -> tuple:
+    """The names of a cluster of ``count`` hosts, in order."""
+    width = len(str(count - 1))
+    return tuple(f'host-{i:0{width}d}' for i in range(count))
+
+
 class Cluster:
     """Allocations, locations and in-flight migrations; no load history."""
 
     def __init__(self, spec: ClusterSpec, vms):
         self.spec = spec
-        width = len(str(spec.hosts - 1))
-        self.hosts = tuple(f'host-{i:0{width}d}' for i in range(spec.hosts))
+        self.hosts = host_names(spec.hosts)
         self.vms = {vm.name: vm for vm in vms}
         self.location = {}
         self.used_vcpus = dict.fromkeys(self.hosts, 0)
         self.used_memory_mb = dict.fromkeys(self.hosts, 0)
         self.inflight = {}
+        #: Hosts whose compute service is disabled (in maintenance).
+        self.disabled = set()
         self.vcpu_limit = spec.host_vcpus * spec.cpu_allocation_ratio
         self.memory_limit = spec.host_memory_mb * spec.ram_allocation_ratio
         self._place(vms)
 
     def rejection(self, vm: VM, host: str):
-        """Why CoreFilter/RamFilter would refuse ``vm`` on ``host``."""
+        """Why ComputeFilter/CoreFilter/RamFilter would refuse ``vm`` on
+        ``host``."""
+        if host in self.disabled:
+            return model.Rejection(host, 'ComputeFilter',
+                                   'compute service disabled')
         vcpus = self.used_vcpus[host] + vm.flavor.vcpus
         if vcpus > self.vcpu_limit:
             return model.Rejection(
@@ -152,6 +165,19 @@ class Cluster:
         """Nova's RAM and CPU weighers, spreading: more free is better."""
         return ((1 - self.used_memory_mb[host] / self.memory_limit)
                 + (1 - self.used_vcpus[host] / self.vcpu_limit))
+
+    def scheduler_choice(self, vm: VM) -> str | None:
+        """Where Nova's scheduler sends ``vm`` when no host is given.
+
+        Its filters, then its default weighers as at boot (:meth:`_place`,
+        ``spread``): the most free RAM and vCPUs.  The source is ignored,
+        as Nova's live migration ignores it.  None: no valid host.
+        """
+        source = self.location[vm.name]
+        allowed = [h for h in self.hosts
+                   if h != source and self.rejection(vm, h) is None]
+        return min(allowed, key=lambda h: (-self._free_score(h), h),
+                   default=None)
 
     def _place(self, vms) -> None:
         rng = random.Random(f'placement-{self.spec.seed}')
@@ -216,6 +242,11 @@ class Cluster:
             self.location[vm.name] = migration.destination
             del self.inflight[vm.name]
         return done
+
+    def instances_on(self, host: str) -> list:
+        """The instances on ``host``, those migrating off it included."""
+        return [name for name, where in self.location.items()
+                if where == host]
 
     def inflight_by_host(self) -> dict:
         counts = {}

@@ -5,7 +5,9 @@ trace step (5 minutes for PlanetLab) holds its value for every period inside
 it.  Each period, in the order the live service sees the world:
 
 1. migrations whose copy has finished by now complete (the instance's load
-   and RAM leave the source, its load lands on the destination);
+   and RAM leave the source, its load lands on the destination), and the
+   maintenance schedule, if any, moves on (a host enters maintenance, starts
+   its work once empty, comes back; see ``maintenance``);
 2. every host's CPU is measured from the trace and fed to the same
    :class:`~nova_drs_scheduler.rebalance.metrics.MetricsWindows` as in
    production (built from the same ``[drs]`` options), which judge hosts;
@@ -14,11 +16,15 @@ it.  Each period, in the order the live service sees the world:
    candidates, handed to the production planner);
 4. each planned move is re-validated as Nova would when it starts it
    (instance not already migrating, capacity filters on the destination)
-   and started, or counted as failed.
+   and started, or counted as failed.  A move with no destination is
+   Nova's scheduler's to place (Watcher's ``host_maintenance``); a
+   strategy that paces its own moves inside the period (Watcher's applier)
+   starts them through ``PeriodView.start``.
 """
 
 import collections
 import dataclasses
+import functools
 import gc
 import statistics
 from collections.abc import Callable
@@ -27,6 +33,7 @@ from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import recent_moves
 from nova_drs_scheduler.simulate import cluster as cluster_mod
+from nova_drs_scheduler.simulate import maintenance as maintenance_mod
 from nova_drs_scheduler.simulate import scoring
 from nova_drs_scheduler.simulate import traces
 
@@ -79,6 +86,12 @@ class PeriodView:
     inputs: 'SnapshotInputs | None' = None
     #: VMs whose migration ended since the last period: on a new host.
     arrived: frozenset = frozenset()
+    #: {host in maintenance: when it entered}
+    maintenance: dict = dataclasses.field(default_factory=dict)
+    #: ``start(instance, destination or None, at)``: start a move at ``at``
+    #: seconds (within this period), as the engine starts planned moves;
+    #: the migration, or None when Nova refuses it.
+    start: Callable | None = None
 
     #: {periods: the trace rows of the last ``periods`` periods}
     _rows: dict = dataclasses.field(default_factory=dict)
@@ -106,7 +119,7 @@ class PeriodView:
         An instance's load is averaged over the same window as its host's,
         so that the planner's projections add up.
         """
-        cluster = self.cluster
+        cluster, maintenance = self.cluster, self.maintenance
         hosts = {}
         for name in cluster.hosts:
             status = self.statuses[name]
@@ -119,7 +132,9 @@ class PeriodView:
                 ram_threshold=config.ram_threshold,
                 cpu_expected=status.cpu_expected,
                 cpu_deviation=status.cpu_deviation,
-                rise_rate=status.rise_rate)
+                rise_rate=status.rise_rate,
+                schedulable=name not in cluster.disabled,
+                draining=name in maintenance)
         return model.Snapshot(hosts=hosts,
                               instances=self.inputs.build(self),
                               config=config,
@@ -137,11 +152,11 @@ class SnapshotInputs:
     :class:`~model.InstanceSnapshot` anew was most of a period's input
     time.  So each is kept and reused while nothing about it changes, and
     copied with its new load (:meth:`~model.InstanceSnapshot.loaded`) when
-    only that does.  Only instances in flight, in cooldown or barred from a
-    host can change host, block or no-return hosts, so only those (this
-    period's and the last's) are compared field by field; the others are
-    compared on their load alone, and not at all while the trace rows are
-    those of the last period.
+    only that does.  Only instances in flight, in cooldown, barred from a
+    host or on a host in maintenance can change host, block or no-return
+    hosts, so only those (this period's and the last's) are compared field
+    by field; the others are compared on their load alone, and not at all
+    while the trace rows are those of the last period.
     """
 
     def __init__(self, cluster: cluster_mod.Cluster):
@@ -154,15 +169,22 @@ class SnapshotInputs:
         self.instances = [None] * len(self.columns)
         self.rows = None
         self.special = set()
+        self.maintained = set()
 
     def build(self, view: PeriodView) -> list:
         """This period's instances, in name order."""
         rows = view.rows(view.window)
         instances = self.instances
         special = view.blocked.keys() | view.left.keys()
+        maintained = set()
+        if view.maintenance:
+            maintained = {name for name, host
+                          in view.cluster.location.items()
+                          if host in view.maintenance}
         # Ended moves too: with no cooldown or no-return time, a move
         # shorter than a period is never blocked or left behind.
-        recheck = special | self.special | view.arrived
+        recheck = (special | self.special | view.arrived | maintained
+                   | self.maintained)
         if self.rows is None:
             recheck = self.position.keys()
         elif len(rows) != len(self.rows) or any(
@@ -173,6 +195,7 @@ class SnapshotInputs:
             instances[i] = self._fresh(view, instances[i], name,
                                        self._load(rows, *self.columns[i][1:]))
         self.rows, self.special = rows, special
+        self.maintained = maintained
         return list(instances)
 
     @staticmethod
@@ -195,13 +218,18 @@ class SnapshotInputs:
     def _fresh(self, view, known, name, cores):
         host = view.cluster.location[name]
         blocked, left = view.blocked.get(name), view.left.get(name, ())
+        # The live builder's rule (live.drain_blocked): off a host in
+        # maintenance a move in flight waits, a cooldown is no bar.
+        transient = host in view.maintenance and name in view.cluster.inflight
+        if host in view.maintenance and not transient:
+            blocked = None
         if (known is None or known.host != host or known.blocked != blocked
-                or known.left != left):
+                or known.left != left or known.transient != transient):
             flavor = view.cluster.vms[name].flavor
             return model.InstanceSnapshot(
                 uuid=name, host=host, name=name, vcpus=flavor.vcpus,
                 memory_mb=flavor.memory_mb, cpu_cores=cores,
-                blocked=blocked, left=left)
+                blocked=blocked, left=left, transient=transient)
         return known if known.cpu_cores == cores else known.loaded(cores)
 
 
@@ -214,6 +242,8 @@ class Result:
     strategy: str
     card: scoring.Scorecard
     mean_load: float
+    #: One :class:`~maintenance.Drain` per host taken into maintenance.
+    drains: list = dataclasses.field(default_factory=list)
 
 
 class _Blocker:
@@ -244,24 +274,31 @@ class _Blocker:
             moves, self.cooldown, quarantine=0, no_return=self.no_return)
 
 
-def _refusal(cluster: cluster_mod.Cluster, name: str,
-             destination: str) -> str | None:
-    """Why Nova would refuse to start this live migration, if it would."""
+def _admit(cluster: cluster_mod.Cluster, name: str,
+           destination: str | None) -> tuple:
+    """``(destination, None)`` where Nova would start this live migration,
+    or ``(None, why it refuses)``; no destination: its scheduler picks."""
     if name in cluster.inflight:
-        return 'already migrating'
+        return None, 'already migrating'
+    vm = cluster.vms[name]
+    if destination is None:
+        chosen = cluster.scheduler_choice(vm)
+        return (chosen, None) if chosen else (None, 'no valid host')
     if destination == cluster.location[name]:
-        return 'destination is the source'
-    rejection = cluster.rejection(cluster.vms[name], destination)
-    return rejection.rule if rejection else None
+        return None, 'destination is the source'
+    rejection = cluster.rejection(vm, destination)
+    return (None, rejection.rule) if rejection else (destination, None)
 
 
 class _Run:
     """One strategy's replay: the cluster, its windows and its scorecard."""
 
-    def __init__(self, trace, vms, spec, strategy, settings):
+    def __init__(self, trace, vms, spec, strategy, settings, schedule):
         self.trace, self.spec = trace, spec
         self.strategy, self.settings = strategy, settings
         self.cluster = cluster_mod.Cluster(spec, vms)
+        self.maintenance = (maintenance_mod.Tracker(schedule, self.cluster)
+                            if schedule else None)
         self.windows = settings.windows()
         self.card = scoring.Scorecard(settings.config.cpu_threshold,
                                       settings.ping_pong_periods)
@@ -292,12 +329,17 @@ class _Run:
         ended = cluster.finish_migrations(now)
         for migration in ended:
             self.blocker.finished(migration)
+        if self.maintenance:
+            self.maintenance.advance(now, ended)
         statuses = self._measure(now)
         recent = self.blocker.state(cluster.inflight, now)
         view = PeriodView(period, now, self.settings.interval, self.trace,
                           cluster, self.history, statuses, recent.blocked,
                           self.windows.window, recent.left, self.inputs,
-                          arrived=frozenset(m.vm for m in ended))
+                          arrived=frozenset(m.vm for m in ended),
+                          maintenance=(self.maintenance.hosts
+                                       if self.maintenance else {}),
+                          start=functools.partial(self.start, period))
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).
@@ -305,19 +347,29 @@ class _Run:
         moves, built, decided = self.strategy.plan(view)
         card.planned(built, decided)
         for name, destination in moves:
-            refusal = _refusal(cluster, name, destination)
-            if refusal:
-                card.refused(refusal)
-                continue
-            migration = cluster.start_migration(name, destination, now)
-            card.migrated(period, name, migration.source, destination,
-                          migration.memory_mb)
+            self.start(period, name, destination, now)
+
+    def start(self, period: int, name: str, destination: str | None,
+              at: float):
+        """Start one move at ``at`` if Nova would; the migration or None."""
+        destination, refusal = _admit(self.cluster, name, destination)
+        if refusal:
+            self.card.refused(refusal)
+            return None
+        migration = self.cluster.start_migration(name, destination, at)
+        self.card.migrated(period, name, migration.source, destination,
+                           migration.memory_mb)
+        if self.maintenance:
+            self.maintenance.migrated(migration)
+        return migration
 
 
 def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
-        strategy, settings: Settings) -> Result:
-    """Replay the trace under one strategy on a freshly placed cluster."""
-    replay = _Run(trace, vms, spec, strategy, settings)
+        strategy, settings: Settings,
+        maintenance: maintenance_mod.Schedule | None = None) -> Result:
+    """Replay the trace under one strategy on a freshly placed cluster,
+    with hosts in maintenance as ``maintenance`` schedules them."""
+    replay = _Run(trace, vms, spec, strategy, settings, maintenance)
     gc.collect()
     gc.freeze()
     try:
@@ -325,4 +377,6 @@ def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
             replay.period(period)
     finally:
         gc.unfreeze()
-    return Result(strategy.name, replay.card, statistics.fmean(replay.loads))
+    drains = replay.maintenance.finish() if replay.maintenance else []
+    return Result(strategy.name, replay.card, statistics.fmean(replay.loads),
+                  drains)

@@ -16,7 +16,9 @@ debug string eagerly for a ``LOG.debug`` call on every audit (about 47 ms
 of a 57 ms audit on 17 hosts), a cost of its logging, not of its decision.
 
 Watcher is imported only when one of its strategies is asked for; it lives
-in its own virtualenv (``tox -e watcher``), away from Nova's.
+in its own virtualenv (``tox -e watcher``), away from Nova's.  Its
+``host_maintenance`` strategy, run once per host rather than per period,
+is driven by ``watcher_maintenance`` on the same model.
 """
 
 import logging
@@ -25,6 +27,7 @@ import random
 import time
 
 WATCHER_STRATEGIES = ('workload_balance', 'workload_stabilization')
+HOST_MAINTENANCE = 'host_maintenance'
 
 
 class WatcherMissingError(RuntimeError):
@@ -36,6 +39,9 @@ def _watcher():
         from watcher.common import utils
         from watcher.decision_engine.model import element
         from watcher.decision_engine.model import model_root
+        from watcher.decision_engine.strategy.strategies import (
+            host_maintenance,
+        )
         from watcher.decision_engine.strategy.strategies import (
             workload_balance,
         )
@@ -50,6 +56,7 @@ def _watcher():
         'workload_balance': workload_balance.WorkloadBalance,
         'workload_stabilization':
             workload_stabilization.WorkloadStabilization,
+        HOST_MAINTENANCE: host_maintenance.HostMaintenance,
     }
     return utils, element, model_root, classes
 
@@ -99,33 +106,21 @@ def _no_debug_string() -> str:
     return 'compute model (string not built by the simulator)'
 
 
-class WatcherStrategy:
-    """One Watcher strategy class, run once per period."""
+class ComputeModel:
+    """Watcher's compute data model of the cluster as Nova reports it now.
 
-    def __init__(self, name: str, parameters: dict, seed: int,
-                 label: str = ''):
-        if name not in WATCHER_STRATEGIES:
-            raise ValueError(f'unknown Watcher strategy {name!r}')
-        self.name = label or f'watcher_{name}'
-        self._utils, self._element, self._model_root, classes = _watcher()
-        self._cls = classes[name]
-        schema = self._cls.get_schema()['properties']
-        self.parameters = {key: value['default']
-                           for key, value in schema.items()}
-        self.parameters.update(parameters)
-        # workload_stabilization's default host choice draws from the
-        # global random module: seed it so runs are reproducible.
-        self._seed = seed
-        # Its per-audit warnings ("no proper target host") would flood the
-        # terminal once per period; the results table says what happened.
-        logging.getLogger('watcher').setLevel(logging.ERROR)
+    Built once, then brought back to the cluster's placement and service
+    states before every audit: a strategy moves instances in the model
+    while it plans, and real migrations move them on the cluster.
+    (Rebuilding 1000 instances into the graph every audit would triple the
+    simulator's run time, for the same model.)
+    """
+
+    def __init__(self):
+        _, self._element, self._model_root, _ = _watcher()
         self._elements = {}
         self._root = None
-        # Watcher loads the strategy's goal plugin (stevedore) in the
-        # constructor of every audit's strategy; load it once.
-        goal = self._cls.get_goal()
-        self._cls = type(self._cls.__name__, (self._cls,),
-                         {'get_goal': classmethod(lambda cls: goal)})
+        self._disabled = set()
 
     def _node(self, host: str, spec):
         return self._element.ComputeNode(
@@ -141,16 +136,8 @@ class WatcherStrategy:
             vcpus=vm.flavor.vcpus, metadata={},
             project_id='00000000-0000-0000-0000-000000000000')
 
-    def _model(self, view):
-        """Watcher's compute model of the cluster as Nova reports it now.
-
-        Built once, then brought back to the cluster's placement every
-        audit: a strategy moves instances in the model while it plans, and
-        real migrations move them on the cluster.  (Rebuilding 1000
-        instances into the graph every audit would triple the simulator's
-        run time, for the same model.)
-        """
-        cluster = view.cluster
+    def sync(self, cluster):
+        """The model root, in step with ``cluster``."""
         root, elements = self._root, self._elements
         if root is None:
             elements.update((h, self._node(h, cluster.spec))
@@ -165,6 +152,12 @@ class WatcherStrategy:
             for name, host in cluster.location.items():
                 root.add_instance(elements[name])
                 root.map_instance(elements[name], elements[host])
+        states = self._element.ServiceState
+        for host in self._disabled ^ cluster.disabled:
+            elements[host].status = (states.DISABLED.value
+                                     if host in cluster.disabled
+                                     else states.ENABLED.value)
+        self._disabled = set(cluster.disabled)
         for name, host in cluster.location.items():
             instance = elements[name]
             instance.host = instance.hypervisor_hostname = host
@@ -174,19 +167,69 @@ class WatcherStrategy:
                                       elements[host])
         return root
 
+
+class StrategyClass:
+    """One python-watcher strategy class and its parameters, ready to run
+    audits: its schema's defaults, then ``parameters``."""
+
+    def __init__(self, name: str, parameters: dict):
+        self._utils, _, _, classes = _watcher()
+        cls = classes[name]
+        schema = cls.get_schema()['properties']
+        self.parameters = {key: value['default']
+                           for key, value in schema.items()
+                           if 'default' in value}
+        self.parameters.update(parameters)
+        # Watcher loads the strategy's goal plugin (stevedore) in the
+        # constructor of every audit's strategy; load it once.
+        goal = cls.get_goal()
+        self._cls = type(cls.__name__, (cls,),
+                         {'get_goal': classmethod(lambda cls: goal)})
+        # Per-audit warnings ("no proper target host") would flood the
+        # terminal; the results say what happened.
+        logging.getLogger('watcher').setLevel(logging.ERROR)
+
+    def new(self):
+        """A fresh strategy object, as each audit gets."""
+        return self._cls(config=self._utils.Struct(datasources=None),
+                         osc=object())
+
+    def ready(self, strategy, root, datasource, parameters=None) -> None:
+        """Give ``strategy`` its model, datasource and parameters (plus
+        ``parameters`` for this audit)."""
+        # No public setters: Watcher's collector and datasource managers
+        # would otherwise query a live cloud.
+        strategy._compute_model = root
+        strategy._datasource_backend = datasource
+        strategy.input_parameters = self._utils.Struct(
+            {key: _struct(self._utils, value)
+             for key, value in {**self.parameters,
+                                **(parameters or {})}.items()})
+
+
+class WatcherStrategy:
+    """One Watcher balancing strategy class, run once per period."""
+
+    def __init__(self, name: str, parameters: dict, seed: int,
+                 label: str = ''):
+        if name not in WATCHER_STRATEGIES:
+            raise ValueError(f'unknown Watcher strategy {name!r}')
+        self.name = label or f'watcher_{name}'
+        self._class = StrategyClass(name, parameters)
+        self.parameters = self._class.parameters
+        self._model = ComputeModel()
+        # workload_stabilization's default host choice draws from the
+        # global random module: seed it so runs are reproducible.
+        self._seed = seed
+
     def plan(self, view) -> tuple:
         """(moves as (instance, destination), input seconds, decision
         seconds)."""
-        strategy = self._cls(config=self._utils.Struct(datasources=None),
-                             osc=object())
+        strategy = self._class.new()
         started = time.process_time()
-        # No public setters: Watcher's collector and datasource managers
-        # would otherwise query a live cloud.
-        strategy._compute_model = self._model(view)
-        datasource = strategy._datasource_backend = _Datasource(view)
-        strategy.input_parameters = self._utils.Struct(
-            {key: _struct(self._utils, value)
-             for key, value in self.parameters.items()})
+        datasource = _Datasource(view)
+        self._class.ready(strategy, self._model.sync(view.cluster),
+                          datasource)
         random.seed(f'{self._seed}-{view.period}')
         built = time.process_time()
         solution = strategy.execute()

@@ -245,3 +245,44 @@ class CandidatesTest(testtools.TestCase):
         self.assertEqual(('host-2', 'host-4'), small.allowed)
         self.assertEqual(['host-0', 'host-1'],
                          [r.subject for r in small.rejected])
+
+
+class MaintenanceTest(testtools.TestCase):
+    """A host in maintenance has its compute service disabled."""
+
+    def setUp(self):
+        super().setUp()
+        # vm0 on host-0, vm1 on host-1, vm2 on host-2, vm3 on host-0.
+        self.placed = cluster.Cluster(_spec(hosts=3),
+                                      _vms(SMALL, SMALL, SMALL, SMALL))
+
+    def test_disabled_host_is_refused_by_the_compute_filter(self):
+        self.placed.disabled.add('host-1')
+        rejection = self.placed.rejection(self.placed.vms['vm0'], 'host-1')
+        self.assertEqual(('host-1', 'ComputeFilter'),
+                         (rejection.subject, rejection.rule))
+        candidates = cluster.CapacityCandidates(self.placed)(
+            model.InstanceSnapshot('vm0', 'host-0', 1, 1024, 0.1), None)
+        self.assertEqual(('host-2',), candidates.allowed)
+        self.assertEqual([('host-1', 'ComputeFilter')],
+                         [(r.subject, r.rule) for r in candidates.rejected])
+
+    def test_scheduler_choice_is_the_most_free_enabled_host(self):
+        vm = self.placed.vms['vm0']
+        # host-1 and host-2 hold one small VM each: a tie, by name.
+        self.assertEqual('host-1', self.placed.scheduler_choice(vm))
+        self.placed.start_migration('vm2', 'host-1', now=0.0)
+        self.assertEqual('host-2', self.placed.scheduler_choice(vm))
+        self.placed.disabled.add('host-2')
+        self.assertEqual('host-1', self.placed.scheduler_choice(vm))
+
+    def test_scheduler_choice_ignores_the_source_and_may_find_none(self):
+        self.placed.disabled.update({'host-1', 'host-2'})
+        self.assertIsNone(self.placed.scheduler_choice(self.placed.vms['vm0']))
+
+    def test_instances_on_a_host(self):
+        self.assertEqual(['vm0', 'vm3'], self.placed.instances_on('host-0'))
+        self.placed.start_migration('vm0', 'host-1', now=0.0)
+        self.assertEqual(['vm0', 'vm3'], self.placed.instances_on('host-0'))
+        self.assertEqual(('host-00', 'host-10'),
+                         cluster.host_names(11)[::10])

@@ -75,14 +75,14 @@ class WatcherTest(testtools.TestCase):
         strategy = strategies.build('watcher_workload_balance', CONFIG, 1,
                                     {'workload_balance': {'threshold': 80.0}})
         calls = []
-        real = strategy._model
+        real = strategy._model.sync
 
-        def model(view):
-            root = real(view)
+        def sync(cluster):
+            root = real(cluster)
             calls.append(root.to_string())
             return root
 
-        strategy._model = model
+        strategy._model.sync = sync
         card = engine.run(self.trace, self.vms, self.spec, strategy,
                           self.settings).card
         self.assertIn('not built by the simulator', calls[0])

@@ -1,0 +1,170 @@
+"""The simulation loop with hosts in maintenance: what the planner is
+shown, how drains are counted, and moves Nova's scheduler places."""
+
+import functools
+
+import testtools
+
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.simulate import cluster
+from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import maintenance
+from nova_drs_scheduler.simulate import strategies
+from nova_drs_scheduler.simulate import traces
+
+CONFIG = model.PlannerConfig()
+FLAVOR = cluster.Flavor('f', 1, 1024)
+
+
+def _settings(**kwargs):
+    windows = functools.partial(
+        metrics.MetricsWindows, 1, CONFIG.stabilization, 60,
+        CONFIG.cpu_threshold, CONFIG.ram_threshold)
+    return engine.Settings(CONFIG, windows, **kwargs)
+
+
+class Looking:
+    """Plays fixed moves at fixed periods and keeps what ``look`` reads."""
+
+    name = 'looking'
+
+    def __init__(self, look=lambda view: None, moves=None):
+        self.look, self.moves = look, moves or {}
+        self.seen = []
+
+    def plan(self, view):
+        self.seen.append(self.look(view))
+        return self.moves.get(view.period, []), 0.0, 0.0
+
+
+class MaintenanceLoopTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # Six VMs at 40 % of one vCPU: two per host, 20 % of a host's 4.
+        self.trace = traces.Trace(tuple(f'vm{i}' for i in range(6)),
+                                  ((40.0,) * 6,) * 12, 60)
+        self.vms = cluster.assign_flavors(self.trace.names, (FLAVOR,), 0)
+        # 1 GiB copies in 1 s.
+        self.spec = cluster.ClusterSpec(
+            hosts=3, host_vcpus=4, host_memory_mb=8192,
+            bandwidth_mbps=8 * 1024 * 1.048576)
+
+    def _run(self, strategy, schedule, **settings):
+        return engine.run(self.trace, self.vms, self.spec, strategy,
+                          _settings(**settings), schedule)
+
+    def test_no_schedule_no_drains(self):
+        result = self._run(Looking(), None)
+        self.assertEqual([], result.drains)
+
+    def test_snapshot_and_candidates_leave_the_host_out(self):
+        def look(view):
+            snapshot = view.snapshot(CONFIG)
+            host = snapshot.hosts['host-1']
+            found = view.candidates()(snapshot.instances[0], snapshot)
+            return (host.draining, host.schedulable,
+                    snapshot.hosts['host-0'].draining, found.allowed,
+                    [(r.subject, r.rule) for r in found.rejected])
+
+        strategy = Looking(look)
+        self._run(strategy, maintenance.drain('host-1', 60.0))
+        # vm0 is on host-0.
+        self.assertEqual((False, True, False, ('host-1', 'host-2'), []),
+                         strategy.seen[0])
+        self.assertEqual((True, False, False, ('host-2',),
+                          [('host-1', 'ComputeFilter')]), strategy.seen[1])
+
+    def test_planner_drains_the_host_and_it_comes_back_empty(self):
+        strategy = strategies.PlannerStrategy(CONFIG, 'balanced')
+        result = self._run(strategy, maintenance.Schedule(
+            ('host-0',), 60.0, work_time=120.0))
+        drain, = result.drains
+        # Two instances, both planned at 60 s (two at once off a draining
+        # host), each to its own destination; 1 s copies.
+        self.assertEqual((60.0, 61.0, 1.0, 120.0, 240.0, 2, 2048, 0),
+                         (drain.entered, drain.emptied, drain.drain_seconds,
+                          drain.work_started, drain.returned,
+                          drain.migrations, drain.moved_mb,
+                          drain.left_behind))
+        self.assertEqual(2, result.card.migrations)
+        self.assertEqual(0, sum(result.card.failed.values()))
+
+    def test_drain_accounting_of_a_scripted_drain(self):
+        # One instance a period, the second starting at 120 s.
+        strategy = Looking(moves={1: [('vm0', 'host-1')],
+                                  2: [('vm3', 'host-2')]})
+        result = self._run(strategy, maintenance.drain('host-0', 60.0))
+        drain, = result.drains
+        self.assertEqual((121.0, 61.0, 180.0, 2),
+                         (drain.emptied, drain.drain_seconds,
+                          drain.work_started, drain.migrations))
+
+    def test_moves_to_a_host_in_maintenance_are_refused(self):
+        strategy = Looking(moves={1: [('vm0', 'host-1')]})
+        result = self._run(strategy, maintenance.drain('host-1', 60.0))
+        self.assertEqual({'ComputeFilter': 1}, dict(result.card.failed))
+        self.assertEqual(0, result.card.migrations)
+
+    def test_instances_on_a_draining_host_wait_only_for_a_move_in_flight(self):
+        def look(view):
+            return {i.uuid: (i.blocked is not None, i.transient)
+                    for i in view.snapshot(CONFIG).instances
+                    if i.uuid in ('vm1', 'vm3')}
+
+        # 90 s copies: vm1 moves to host-0 from 0 s to 90 s; host-0 enters
+        # maintenance at 120 s; vm3 leaves it from 120 s to 210 s.
+        self.spec = cluster.ClusterSpec(
+            hosts=3, host_vcpus=4, host_memory_mb=8192,
+            bandwidth_mbps=1024 * 8 * 1.048576 / 90)
+        strategy = Looking(look, moves={0: [('vm1', 'host-0')],
+                                        2: [('vm3', 'host-2')]})
+        self._run(strategy, maintenance.drain('host-0', 120.0))
+        seen = strategy.seen
+        # In flight off a host in service: blocked, nothing transient.
+        self.assertEqual((True, False), seen[1]['vm1'])
+        # In cooldown on a draining host: no bar.
+        self.assertEqual((False, False), seen[2]['vm1'])
+        # In flight off a draining host: waits.
+        self.assertEqual((True, True), seen[3]['vm3'])
+        # In cooldown on a host in service: blocked.
+        self.assertEqual((True, False), seen[4]['vm3'])
+
+    def test_no_destination_is_nova_schedulers_choice(self):
+        # Two VMs a host; vm5 leaves host-2 for host-1 at 0 s, so host-2
+        # has the most room when vm0 leaves host-0 with no destination.
+        strategy = Looking(lambda view: view.cluster.location['vm0'],
+                           moves={0: [('vm5', 'host-1')],
+                                  1: [('vm0', None)]})
+        self._run(strategy, None)
+        self.assertEqual('host-2', strategy.seen[2])
+        # With host-2 in maintenance, the only other host.
+        strategy = Looking(lambda view: view.cluster.location['vm0'],
+                           moves={1: [('vm0', None)]})
+        self._run(strategy, maintenance.drain('host-2', 60.0))
+        self.assertEqual('host-1', strategy.seen[2])
+
+    def test_no_valid_host_is_a_refusal(self):
+        self.spec = cluster.ClusterSpec(hosts=2, host_vcpus=4,
+                                        host_memory_mb=8192)
+        strategy = Looking(moves={1: [('vm0', None)]})
+        result = self._run(strategy, maintenance.drain('host-1', 60.0))
+        self.assertEqual({'no valid host': 1}, dict(result.card.failed))
+
+    def test_a_strategy_starts_moves_inside_the_period(self):
+        started = []
+
+        def look(view):
+            if view.period == 1:
+                started.append(view.start('vm0', 'host-1', view.now + 30.0))
+                started.append(view.start('vm0', 'host-2', view.now + 40.0))
+
+        result = self._run(Looking(look), None)
+        first, refused = started
+        self.assertEqual((90.0, 91.0, 'host-1'),
+                         (first.start, first.end, first.destination))
+        self.assertIsNone(refused)
+        self.assertEqual({'already migrating': 1}, dict(result.card.failed))
+        self.assertEqual(1, result.card.migrations)
+
