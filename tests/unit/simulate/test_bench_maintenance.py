@@ -1,0 +1,100 @@
+"""The maintenance benchmark's schedules, sums, ratios and bar
+(tools/bench_maintenance.py)."""
+
+import argparse
+import importlib.util
+import os
+import sys
+
+import testtools
+
+from nova_drs_scheduler.simulate import maintenance
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
+
+def _bench():
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    try:
+        import bench_maintenance
+    finally:
+        sys.path.remove(os.path.join(ROOT, 'tools'))
+    return bench_maintenance
+
+
+def _run(trace, row, schedule='rolling', **figures):
+    run = dict(trace=trace, seed=1, schedule=schedule, row=row,
+               hosts_drained=2, hosts_emptied=2, drain_seconds=[60.0, 180.0],
+               drain_migrations=4, migrations=5, drain_gb=8.0, gb_moved=10.0,
+               overloaded_while_draining=1, overloaded_host_periods=10,
+               left_behind=0, failed_migrations=0,
+               worst_overload_percent=90.0)
+    run.update(figures)
+    return run
+
+
+@testtools.skipUnless(importlib.util.find_spec('tabulate'),
+                      'tabulate is not installed')
+class BenchMaintenanceTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.bench = _bench()
+
+    def test_schedules(self):
+        args = argparse.Namespace(drain_at=600.0, rolling_start=60.0,
+                                  work_time=120.0, deadline=900.0)
+        self.assertEqual(maintenance.drain('host-00', 600.0, 900.0),
+                         self.bench.schedule('drain one host', 12, args))
+        self.assertEqual(maintenance.rolling(60.0, 120.0, 900.0),
+                         self.bench.schedule('rolling', 12, args))
+
+    def test_totals_sum_and_pool_the_drain_times(self):
+        total = self.bench.totals([
+            _run('a', 'x'),
+            _run('b', 'x', drain_seconds=[600.0], worst_overload_percent=99.0,
+                 left_behind=3, hosts_emptied=1)])
+        self.assertEqual((4, 3, 8, 20.0, 20, 3, 99.0), (
+            total['hosts_drained'], total['hosts_emptied'],
+            total['drain_migrations'], total['gb_moved'],
+            total['overloaded_host_periods'], total['left_behind'],
+            total['worst_overload_percent']))
+        # (60 + 180 + 600) / 3 s, and the longest.
+        self.assertEqual((4.7, 10.0), (total['drain_minutes_mean'],
+                                       total['drain_minutes_max']))
+
+    def test_table_gives_our_ratios_to_each_watcher_row(self):
+        bench = self.bench
+        runs = [_run('a', bench.OURS, gb_moved=12.0),
+                _run('a', bench.HM, overloaded_host_periods=40),
+                _run('a', bench.HM_WB, left_behind=2)]
+        header, _, *lines = [[cell.strip() for cell in line.split('|')[1:-1]]
+                             for line in bench.table(runs, 'rolling')
+                             .splitlines()]
+        rows = {line[0]: dict(zip(header, line, strict=True))
+                for line in lines}
+        to_hm = rows[f'ours / {bench.HM}']
+        self.assertEqual(('0.25', '1.2', '=', '1'), (
+            to_hm['overloaded host-periods'], to_hm['GB moved'],
+            to_hm['left behind'], to_hm['drain min max']))
+        self.assertEqual('0.00',
+                         rows[f'ours / {bench.HM_WB}']['left behind'])
+        self.assertEqual('2/2', rows[bench.OURS]['hosts emptied'])
+
+    def test_bar_per_trace(self):
+        bench = self.bench
+        runs = [_run('met', bench.OURS, overloaded_host_periods=5),
+                _run('met', bench.HM),
+                _run('more GB', bench.OURS, gb_moved=11.0,
+                     overloaded_host_periods=5),
+                _run('more GB', bench.HM),
+                _run('left', bench.OURS, left_behind=1,
+                     overloaded_host_periods=5),
+                _run('left', bench.HM),
+                # Another schedule's runs do not count.
+                _run('met', bench.OURS, 'drain one host', left_behind=9)]
+        verdicts = {line.split('|')[1].strip(): line.split('|')[-2].strip()
+                    for line in bench.bar(runs).splitlines()[2:]}
+        self.assertEqual({'met': 'yes', 'more GB': 'no', 'left': 'no'},
+                         verdicts)
