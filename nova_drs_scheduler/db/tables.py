@@ -53,6 +53,9 @@ moves = sa.Table(
     sa.Column('status', sa.String(32), nullable=False, index=True),
     sa.Column('outcome', sa.Text, nullable=False),
     sa.Column('updated_at', sa.DateTime, nullable=False),
+    #: The host a drain move empties (maintenance mode); NULL for the
+    #: other moves, and for every move stored before revision 0003.
+    sa.Column('drain_host', sa.String(255), index=True),
 )
 
 #: Moves planned in ``manual`` automation, awaiting an operator.
@@ -68,4 +71,23 @@ recommendations = sa.Table(
     sa.Column('record_id', sa.String(36)),
     sa.Column('created_at', sa.DateTime, nullable=False),
     sa.Column('updated_at', sa.DateTime, nullable=False),
+)
+
+#: Hosts in maintenance mode (``nova-drs maintenance enter``), drained by
+#: the leader period by period until ``exit`` deletes the row.
+maintenance = sa.Table(
+    'drs_maintenance', metadata,
+    sa.Column('host', sa.String(255), primary_key=True),
+    sa.Column('reason', sa.Text),
+    #: ``draining``, ``drained`` or ``blocked`` (``store.DRAINING``...).
+    sa.Column('state', sa.String(16), nullable=False),
+    #: Whether ``enter`` disabled the compute service, so that ``exit``
+    #: enables it again only then.
+    sa.Column('disabled_by_drs', sa.Boolean, nullable=False),
+    sa.Column('requested_at', sa.DateTime, nullable=False),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+    #: When a leader last wrote ``progress``; NULL until the first report.
+    sa.Column('reported_at', sa.DateTime),
+    #: JSON: the leader's latest report (a dict).
+    sa.Column('progress', JSON_TEXT),
 )

@@ -6,8 +6,10 @@ import math
 import os
 
 import fixtures
+import sqlalchemy as sa
 import testtools
 from alembic import autogenerate
+from alembic import command
 from alembic.runtime import migration as alembic_migration
 from oslo_config import cfg
 from oslo_db import exception as db_exc
@@ -35,10 +37,18 @@ def make_conf(connection=None, state_path=None):
     return conf
 
 
-def move(instance, source='h1', destination='h2'):
-    return {'instance': instance, 'source': source,
-            'destination': destination, 'reason': 'cpu',
-            'outcome': {'status': 'starting'}}
+def move(instance, source='h1', destination='h2', goal=None,
+         status='starting'):
+    found = {'instance': instance, 'source': source,
+             'destination': destination, 'reason': 'cpu',
+             'outcome': {'status': status}}
+    if goal:
+        found['goal'] = goal
+    return found
+
+
+def drain(instance, source='h1', status='starting'):
+    return move(instance, source, 'h9', goal='drain', status=status)
 
 
 class StoreTestBase(testtools.TestCase):
@@ -89,6 +99,40 @@ class MigrationTest(testtools.TestCase):
                 alembic_migration.MigrationContext.configure(connection),
                 tables.metadata)
         self.assertEqual([], diff)
+
+    def test_upgrade_from_0002_keeps_the_rows(self):
+        store = db_store.Store(make_conf(state_path=self.dir))
+        self.addCleanup(store.close)
+        with store.engine.begin() as connection:
+            command.upgrade(migration._config(connection), '0002')
+            connection.execute(sa.text(
+                "INSERT INTO drs_records (id, created_at, automation, "
+                "move_count, body) VALUES ('r1', '2026-11-26 10:00:00', "
+                "'automatic', 1, '{\"id\": \"r1\", \"moves\": "
+                "[{\"instance\": \"i1\", \"source\": \"h1\"}]}')"))
+            connection.execute(sa.text(
+                "INSERT INTO drs_moves (record_id, instance, status, "
+                "outcome, updated_at) VALUES ('r1', 'i1', 'completed', "
+                "'{\"status\": \"completed\"}', '2026-11-26 10:01:00')"))
+        self.assertEqual('0002', migration.version(store.engine))
+        self.assertEqual(migration.head(), migration.sync(store.engine))
+        store.check()
+        with store.engine.connect() as connection:
+            self.assertEqual([('r1', 'i1', 'completed', None)],
+                             connection.execute(sa.select(
+                                 tables.moves.c.record_id,
+                                 tables.moves.c.instance,
+                                 tables.moves.c.status,
+                                 tables.moves.c.drain_host)).all())
+            diff = autogenerate.compare_metadata(
+                alembic_migration.MigrationContext.configure(connection),
+                tables.metadata)
+        self.assertEqual([], diff)
+        self.assertEqual([{'completed'}], [
+            {m['outcome']['status'] for m in r['moves']}
+            for r in store.recent()])
+        self.assertEqual([], store.maintenance())
+        self.assertTrue(store.enter_maintenance('h1', None, False)['new'])
 
     def test_unreachable_database_is_a_db_error(self):
         store = db_store.Store(make_conf(
@@ -380,3 +424,223 @@ class RecommendationsTest(StoreTestBase):
         self.assertEqual(['i1', 'i3'], sorted(
             r['instance'] for r in self.store.recommendations(
                 db_store.OPEN)))
+
+
+class MaintenanceTest(StoreTestBase):
+
+    def setUp(self):
+        super().setUp()
+        self.now = timeutils.utcnow()
+        self.time = self.useFixture(utils_fixture.TimeFixture(self.now))
+
+    def later(self, seconds):
+        self.time.advance_time_seconds(seconds)
+        return timeutils.utcnow()
+
+    def drain_hosts(self):
+        with self.store.engine.connect() as conn:
+            return dict(conn.execute(sa.select(
+                tables.moves.c.instance, tables.moves.c.drain_host)).all())
+
+    def test_enter_stores_a_draining_row(self):
+        self.assertEqual(
+            {'host': 'h1', 'reason': 'kernel update', 'state': 'draining',
+             'disabled_by_drs': True, 'requested_at': self.now,
+             'updated_at': self.now, 'reported_at': None, 'progress': None,
+             'new': True},
+            self.store.enter_maintenance('h1', 'kernel update', True))
+        self.assertEqual(
+            {'host': 'h2', 'reason': None, 'state': 'draining',
+             'disabled_by_drs': False, 'requested_at': self.now,
+             'updated_at': self.now, 'reported_at': None, 'progress': None,
+             'new': True},
+            self.store.enter_maintenance('h2', None, False))
+
+    def test_enter_twice_replaces_only_the_reason(self):
+        self.store.enter_maintenance('h0', 'before', False)
+        self.store.enter_maintenance('h1', 'kernel update', True)
+        self.store.enter_maintenance('h2', 'after', False)
+        reported = self.later(10)
+        self.store.report_maintenance('h1', db_store.BLOCKED,
+                                      {'left': ['i1']})
+        again = self.later(10)
+        row = self.store.enter_maintenance('h1', 'disk swap', False)
+        self.assertEqual(
+            {'host': 'h1', 'reason': 'disk swap', 'state': 'blocked',
+             'disabled_by_drs': True, 'requested_at': self.now,
+             'updated_at': again, 'reported_at': reported,
+             'progress': {'left': ['i1']}, 'new': False}, row)
+        # Without a reason: nothing changes at all.
+        self.later(10)
+        self.assertEqual(row, self.store.enter_maintenance('h1', None, False))
+        self.assertEqual([dict(row, moves={'completed': 0, 'failed': 0,
+                                           'in_flight': 0})],
+                         [dict(r, new=False)
+                          for r in self.store.maintenance('h1')])
+        # The others' rows are as they were.
+        self.assertEqual(
+            [('h0', 'before', self.now), ('h2', 'after', self.now)],
+            [(r['host'], r['reason'], r['updated_at'])
+             for r in self.store.maintenance() if r['host'] != 'h1'])
+
+    def test_enter_racing_another_enter_updates_its_row(self):
+        self.store.enter_maintenance('h1', 'first', True)
+        real = db_store.Store._find_maintenance
+        calls = []
+
+        def first_misses(conn, host):
+            calls.append(host)
+            return None if len(calls) == 1 else real(conn, host)
+
+        self.useFixture(fixtures.MockPatchObject(
+            db_store.Store, '_find_maintenance', staticmethod(first_misses)))
+        row = self.store.enter_maintenance('h1', 'second', False)
+        self.assertEqual((False, 'second', True),
+                         (row['new'], row['reason'], row['disabled_by_drs']))
+        self.assertEqual(3, len(calls))
+
+    def test_exit_returns_the_row_and_deletes_it(self):
+        self.store.enter_maintenance('h0', None, False)
+        self.store.enter_maintenance('h1', 'kernel update', True)
+        self.store.enter_maintenance('h2', None, False)
+        reported = self.later(5)
+        self.store.report_maintenance('h1', db_store.DRAINED, {'left': []})
+        self.assertEqual(
+            {'host': 'h1', 'reason': 'kernel update', 'state': 'drained',
+             'disabled_by_drs': True, 'requested_at': self.now,
+             'updated_at': reported, 'reported_at': reported,
+             'progress': {'left': []}},
+            self.store.exit_maintenance('h1'))
+        self.assertEqual(['h0', 'h2'], [r['host']
+                                        for r in self.store.maintenance()])
+        error = self.assertRaises(db_store.NotFoundError,
+                                  self.store.exit_maintenance, 'h1')
+        self.assertIn('host h1 is not in maintenance', str(error))
+        self.assertRaises(db_store.NotFoundError,
+                          self.store.exit_maintenance, 'nope')
+        self.assertEqual({'host': 'h2', 'reason': None, 'state': 'draining',
+                          'disabled_by_drs': False,
+                          'requested_at': self.now, 'updated_at': self.now,
+                          'reported_at': None, 'progress': None},
+                         self.store.exit_maintenance('h2'))
+        self.assertEqual(['h0'], list(self.store.maintenance_hosts()))
+
+    def test_maintenance_is_by_host_and_can_read_one(self):
+        for host in ('h2', 'h3', 'h1'):
+            self.store.enter_maintenance(host, f'why {host}', False)
+        self.store.report_maintenance('h3', db_store.DRAINING,
+                                      {'moved': 2, 'left': ['i3']})
+        rows = self.store.maintenance()
+        self.assertEqual(['h1', 'h2', 'h3'], [r['host'] for r in rows])
+        self.assertEqual({'moved': 2, 'left': ['i3']}, rows[2]['progress'])
+        self.assertIsNone(rows[0]['progress'])
+        self.assertEqual([rows[1]], self.store.maintenance('h2'))
+        self.assertEqual([], self.store.maintenance('nope'))
+
+    def test_moves_counted_by_outcome_since_requested(self):
+        self.store.enter_maintenance('h1', None, True)
+        # A drain of an earlier maintenance of h1, before this one.
+        self.record(drain('i0'), when=self.now - datetime.timedelta(
+            microseconds=1))
+        self.store.enter_maintenance('h2', None, True)
+        self.store.enter_maintenance('h3', None, True)
+        first = self.record(
+            drain('i1'), drain('i2'), drain('i3'), drain('i4', 'h2'),
+            move('i5'), move('i6', goal='level'), move('i7', goal='balance'),
+            when=self.now)  # At requested_at: counted.
+        second = self.record(
+            drain('i8'), drain('i9', status='recommended'),
+            drain('i10', status='planned'), drain('i11'), drain('i12'),
+            when=self.later(60))
+        # Any other end is a failure, even one this code does not know.
+        for rec, instance, status in (
+                (first, 'i1', 'completed'), (first, 'i2', 'failed'),
+                (first, 'i3', 'timed_out'), (second, 'i12', 'cancelled'),
+                (second, 'i8', 'started'),
+                (second, 'i11', 'completed'), (first, 'i5', 'failed'),
+                (first, 'i6', 'completed')):
+            self.store.set_outcome(rec['id'], instance, {'status': status})
+        expected = {
+            'h1': {'completed': 2, 'failed': 3, 'in_flight': 1},
+            'h2': {'completed': 0, 'failed': 0, 'in_flight': 1},
+            'h3': {'completed': 0, 'failed': 0, 'in_flight': 0}}
+        self.assertEqual(expected, {r['host']: r['moves']
+                                    for r in self.store.maintenance()})
+        for host in expected:
+            self.assertEqual([expected[host]], [
+                r['moves'] for r in self.store.maintenance(host)])
+        # A new request counts from itself.
+        self.store.exit_maintenance('h1')
+        self.later(1)
+        self.store.enter_maintenance('h1', None, True)
+        self.assertEqual({'completed': 0, 'failed': 0, 'in_flight': 0},
+                         self.store.maintenance('h1')[0]['moves'])
+
+    def test_add_marks_drain_moves_with_their_host(self):
+        rec = self.record(drain('i1'), drain('i2', 'h3'), move('i3'),
+                          move('i4', goal='level'),
+                          move('i5', goal='balance'))
+        self.assertEqual({'i1': 'h1', 'i2': 'h3', 'i3': None, 'i4': None,
+                          'i5': None}, self.drain_hosts())
+        self.assertEqual(['drain', 'drain', None, 'level', 'balance'], [
+            m.get('goal') for m in self.store.get(rec['id'])['moves']])
+
+    def test_report_sets_state_and_progress_until_exit(self):
+        self.store.enter_maintenance('h1', None, True)
+        self.store.enter_maintenance('h2', None, False)
+        first = self.later(30)
+        self.assertTrue(self.store.report_maintenance(
+            'h1', db_store.BLOCKED, {'blocked': {'i1': 'no host'}}))
+        row = self.store.maintenance('h1')[0]
+        self.assertEqual(
+            ('blocked', {'blocked': {'i1': 'no host'}}, first, first,
+             self.now),
+            (row['state'], row['progress'], row['reported_at'],
+             row['updated_at'], row['requested_at']))
+        second = self.later(30)
+        self.assertTrue(self.store.report_maintenance(
+            'h1', db_store.DRAINED, {}))
+        row = self.store.maintenance('h1')[0]
+        self.assertEqual(('drained', {}, second, second),
+                         (row['state'], row['progress'],
+                          row['reported_at'], row['updated_at']))
+        # The other host's row is left alone.
+        self.assertEqual(('draining', None, None, self.now), tuple(
+            self.store.maintenance('h2')[0][key] for key in (
+                'state', 'progress', 'reported_at', 'updated_at')))
+        self.store.exit_maintenance('h1')
+        self.assertFalse(self.store.report_maintenance(
+            'h1', db_store.DRAINED, {}))
+        self.assertEqual(['h2'], [r['host']
+                                  for r in self.store.maintenance()])
+        self.assertRaises(ValueError, self.store.report_maintenance,
+                          'h2', 'done', {})
+        self.assertEqual('draining', self.store.maintenance('h2')[0]['state'])
+
+    def test_maintenance_hosts_is_the_leaders_read(self):
+        self.assertEqual({}, self.store.maintenance_hosts())
+        self.store.enter_maintenance('h1', 'x', True)
+        self.later(5)
+        self.store.enter_maintenance('h2', None, False)
+        self.store.report_maintenance('h1', db_store.DRAINED, {'a': 1})
+        self.assertEqual(
+            {'h1': {'state': 'drained', 'requested_at': self.now,
+                    'disabled_by_drs': True},
+             'h2': {'state': 'draining',
+                    'requested_at': self.now + datetime.timedelta(
+                        seconds=5),
+                    'disabled_by_drs': False}},
+            self.store.maintenance_hosts())
+
+    def test_purge_takes_drain_moves_with_their_records(self):
+        self.store.enter_maintenance('h1', None, True)
+        old = self.record(drain('i1'), drain('i2'))
+        self.store.set_outcome(old['id'], 'i1', {'status': 'completed'})
+        self.later(120)
+        new = self.record(drain('i3'))
+        self.assertEqual(1, self.store.purge(max_count=10, max_age=60))
+        self.assertIsNone(self.store.get(old['id']))
+        self.assertEqual({'i3': 'h1'}, self.drain_hosts())
+        self.assertEqual({'completed': 0, 'failed': 0, 'in_flight': 1},
+                         self.store.maintenance('h1')[0]['moves'])
+        self.assertEqual(new['id'], self.store.recent()[0]['id'])
