@@ -35,7 +35,6 @@ import tabulate
 
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.simulate import cli
-from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import maintenance
 from nova_drs_scheduler.simulate import strategies
@@ -64,17 +63,18 @@ SUMS = (
 
 @functools.cache
 def _setup(argv: tuple) -> cli.Setup:
-    """A trace and cluster, built once per worker process."""
+    """A trace, cluster and schedule, built once per worker process."""
     return cli.prepare(cli.parser().parse_args(list(argv)))
 
 
-def schedule(name: str, hosts: int, args) -> maintenance.Schedule:
-    """The maintenance schedule called ``name`` on ``hosts`` hosts."""
+def schedule_argv(name: str, args) -> list:
+    """The simulator's options for the schedule called ``name``."""
     if name == 'rolling':
-        return maintenance.rolling(args.rolling_start, args.work_time,
-                                   args.deadline)
-    return maintenance.drain(cluster.host_names(hosts)[0], args.drain_at,
-                             args.deadline)
+        return ['--maintenance', 'rolling', '--maintenance-start',
+                str(args.rolling_start), '--work-time', str(args.work_time),
+                '--drain-deadline', str(args.deadline)]
+    return ['--maintenance', 'drain', '--maintenance-start',
+            str(args.drain_at), '--drain-deadline', str(args.deadline)]
 
 
 def _strategy(row: str, config: model.PlannerConfig, seed: int):
@@ -89,13 +89,12 @@ def _strategy(row: str, config: model.PlannerConfig, seed: int):
     return watcher_maintenance.HostMaintenance(balancer, row)
 
 
-def one(trace: str, argv: tuple, seed: int, name: str, row: str,
-        args) -> dict:
+def one(trace: str, argv: tuple, seed: int, name: str, row: str) -> dict:
     """One row on one trace, seed and schedule: its figures."""
     setup = _setup(argv)
     result = engine.run(setup.trace, setup.vms, setup.spec,
                         _strategy(row, setup.config, seed), setup.settings,
-                        schedule(name, setup.hosts, args))
+                        setup.maintenance)
     card = result.card
     return dict(trace=trace, seed=seed, schedule=name, row=row,
                 hosts=setup.hosts, **card.summary(),
@@ -106,14 +105,13 @@ def one(trace: str, argv: tuple, seed: int, name: str, row: str,
 def totals(runs: list) -> dict:
     """Sums over ``runs``, the drain times' mean and max (minutes) and the
     worst host."""
-    seconds = [s for run in runs for s in run['drain_seconds']]
+    mean, longest = maintenance.drain_minutes(
+        [s for run in runs for s in run['drain_seconds']])
     total = {key: round(sum(run[key] for run in runs), 1)
              for key, _ in SUMS}
     total.update(
         hosts_emptied=sum(run['hosts_emptied'] for run in runs),
-        drain_minutes_mean=round(sum(seconds) / len(seconds) / 60, 1)
-        if seconds else None,
-        drain_minutes_max=round(max(seconds) / 60, 1) if seconds else None,
+        drain_minutes_mean=mean, drain_minutes_max=longest,
         worst_overload_percent=max(run['worst_overload_percent']
                                    for run in runs))
     return total
@@ -219,8 +217,8 @@ def main(argv=None) -> int:
     if not _traces(args):
         parser.error('no trace: give --trace or --synthetic-vms')
     seeds = [int(s) for s in args.seeds.split(',')]
-    tasks = [(label, tuple(simulate + ['--seed', str(seed)]), seed, name,
-              row, args)
+    tasks = [(label, tuple(simulate + schedule_argv(name, args)
+                           + ['--seed', str(seed)]), seed, name, row)
              for label, simulate in _traces(args) for seed in seeds
              for name in SCHEDULES for row in ROWS]
     print(f'{len(tasks)} runs, {args.jobs} at a time, on a machine with '

@@ -23,6 +23,7 @@ from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.conf import rebalance as rebalance_conf
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import maintenance as maintenance_mod
 from nova_drs_scheduler.simulate import report
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces
@@ -97,10 +98,31 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                             '(spread) or a random host that fits.')
     model.add_argument('--bandwidth-mbps', type=_positive, default=10000.0,
                        help='Live-migration bandwidth, Mbit/s.')
+    upkeep = parser.add_argument_group('maintenance')
+    upkeep.add_argument(
+        '--maintenance', choices=('drain', 'rolling'),
+        help='Take hosts into maintenance: one host for good (drain), or '
+             'every host in turn, each brought back after its work '
+             '(rolling).')
+    upkeep.add_argument('--maintenance-start',
+                        type=errors.number(float, minimum=0), default=0.0,
+                        help='Seconds into the trace when the (first) host '
+                             'enters maintenance.')
+    upkeep.add_argument('--maintenance-host',
+                        help='The host to drain (default: the first).')
+    upkeep.add_argument('--work-time', type=errors.number(float, minimum=0),
+                        default=1800.0,
+                        help='Rolling: seconds a host stays in maintenance '
+                             'once empty.')
+    upkeep.add_argument('--drain-deadline', type=_positive, default=3600.0,
+                        help='Seconds after entering when a host\'s work '
+                             'starts even if it is not empty; what is on it '
+                             'then is left behind.')
     run = parser.add_argument_group('run')
     run.add_argument('--strategies', default=DEFAULT_STRATEGIES,
                      help=f'Comma-separated, from: {", ".join(strategies.ALL)}'
-                          f' (default {DEFAULT_STRATEGIES}).')
+                          f', {strategies.HOST_MAINTENANCE} (default '
+                          f'{DEFAULT_STRATEGIES}).')
     run.add_argument('--all-strategies', action='store_true',
                      help='All of them, Watcher\'s included.')
     run.add_argument('--config-file', action='append', default=[],
@@ -157,6 +179,8 @@ class Setup:
     spec: cluster.ClusterSpec
     config: object
     settings: engine.Settings
+    #: Hosts in maintenance over the run, or None.
+    maintenance: maintenance_mod.Schedule | None = None
 
     @property
     def hosts(self) -> int:
@@ -192,7 +216,24 @@ def prepare(args) -> Setup:
         no_return=conf.drs.no_return_time,
         ping_pong_periods=(args.ping_pong_periods
                            or max(1, 3 * 3600 // interval)))
-    return Setup(trace, vms, spec, config, settings)
+    return Setup(trace, vms, spec, config, settings,
+                 _maintenance(args, hosts))
+
+
+def _maintenance(args, hosts: int) -> maintenance_mod.Schedule | None:
+    """The schedule the maintenance options describe, or None."""
+    if args.maintenance == 'rolling':
+        return maintenance_mod.rolling(args.maintenance_start, args.work_time,
+                                   args.drain_deadline)
+    if args.maintenance != 'drain':
+        return None
+    names = cluster.host_names(hosts)
+    host = args.maintenance_host or names[0]
+    if host not in names:
+        raise ValueError(f'--maintenance-host {host}: no such host (the '
+                         f'hosts are {names[0]} to {names[-1]})')
+    return maintenance_mod.drain(host, args.maintenance_start,
+                             args.drain_deadline)
 
 
 def _output_dir(path: str) -> str:
@@ -234,7 +275,8 @@ def run(args, conf=None) -> int:
         watcher = {'workload_balance': {'threshold': threshold}}
         chosen = [strategies.build(n, config, args.seed, watcher)
                   for n in names]
-        results = [engine.run(trace, setup.vms, spec, s, settings)
+        results = [engine.run(trace, setup.vms, spec, s, settings,
+                              setup.maintenance)
                    for s in chosen]
     except (traces.TraceError, ValueError, cfg.Error,
             watcher_adapter.WatcherMissingError) as exc:
@@ -249,6 +291,8 @@ def run(args, conf=None) -> int:
         'cluster': dataclasses.asdict(spec),
         'flavors': [dataclasses.asdict(f) for f in args.flavors],
         'planner_config': dataclasses.asdict(config), 'watcher': watcher,
+        'maintenance': (dataclasses.asdict(setup.maintenance)
+                        if setup.maintenance else None),
         'mean_host_load_percent': round(results[0].mean_load, 1),
     }
     paths = report.write_all(args.output_dir, parameters, results,
@@ -261,7 +305,7 @@ def run(args, conf=None) -> int:
     print(f"{parameters['title']}; mean host CPU "
           f"{parameters['mean_host_load_percent']}%; "
           f"{parameters['periods']} periods of {interval}s")
-    print(report.markdown(report.rows(results)))
+    print(report.markdown(report.rows(results, parameters), parameters))
     for path in paths:
         print(f'wrote {path}')
     return errors.OK

@@ -153,6 +153,15 @@ class Tracker:
         return self.drains
 
 
+def drain_minutes(seconds: list) -> tuple:
+    """The mean and the longest of drain times, in minutes; (None, None)
+    for none."""
+    if not seconds:
+        return None, None
+    return (round(sum(seconds) / len(seconds) / 60, 1),
+            round(max(seconds) / 60, 1))
+
+
 def summary(drains, overloaded_series, interval: int) -> dict:
     """One run's maintenance figures: the drains (``drain_seconds`` per
     emptied host), and the overloaded host-periods measured while a host

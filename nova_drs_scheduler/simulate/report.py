@@ -5,9 +5,12 @@ itself needs nothing beyond the package's own requirements.
 """
 
 import csv
+import dataclasses
 import itertools
 import json
 import os
+
+from nova_drs_scheduler.simulate import maintenance
 
 COLUMNS = (
     ('strategy', 'strategy'),
@@ -26,38 +29,76 @@ COLUMNS = (
 )
 
 
-def rows(results) -> list:
-    """One flat row per strategy, keys as in :data:`COLUMNS`."""
-    return [dict(strategy=r.strategy, **r.card.summary()) for r in results]
+#: Added when hosts went into maintenance (``parameters['maintenance']``).
+MAINTENANCE_COLUMNS = (
+    ('hosts_drained', 'hosts drained'),
+    ('hosts_emptied', 'emptied'),
+    ('drain_minutes_mean', 'drain min mean'),
+    ('drain_minutes_max', 'drain min max'),
+    ('drain_migrations', 'drain migrations'),
+    ('drain_gb', 'drain GB'),
+    ('overloaded_while_draining', 'overloaded while draining'),
+    ('left_behind', 'left behind'),
+)
 
 
-def markdown(table: list) -> str:
+def columns(parameters: dict) -> tuple:
+    """The columns of a run's table."""
+    if parameters.get('maintenance') is None:
+        return COLUMNS
+    return COLUMNS + MAINTENANCE_COLUMNS
+
+
+def rows(results, parameters: dict) -> list:
+    """One flat row per strategy, keys as in :func:`columns`."""
+    table = []
+    for result in results:
+        row = dict(strategy=result.strategy, **result.card.summary())
+        if parameters.get('maintenance') is not None:
+            figures = maintenance.summary(
+                result.drains, result.card.overloaded_series,
+                parameters['interval'])
+            mean, longest = maintenance.drain_minutes(
+                figures.pop('drain_seconds'))
+            row.update(figures, drain_minutes_mean=mean,
+                       drain_minutes_max=longest)
+        table.append({key: row[key] for key, _ in columns(parameters)})
+    return table
+
+
+def markdown(table: list, parameters: dict) -> str:
     """A Markdown table, for the terminal and doc/benchmarks.md."""
-    lines = ['| ' + ' | '.join(title for _, title in COLUMNS) + ' |',
-             '|' + '|'.join('---' for _ in COLUMNS) + '|']
+    shown = columns(parameters)
+    lines = ['| ' + ' | '.join(title for _, title in shown) + ' |',
+             '|' + '|'.join('---' for _ in shown) + '|']
     for row in table:
-        lines.append('| ' + ' | '.join(str(row[key]) for key, _ in COLUMNS)
+        lines.append('| ' + ' | '.join(str(row[key]) for key, _ in shown)
                      + ' |')
     return '\n'.join(lines)
 
 
-def write_csv(path: str, table: list) -> None:
+def write_csv(path: str, table: list, parameters: dict) -> None:
     with open(path, 'w', newline='') as stream:
-        writer = csv.DictWriter(stream, [key for key, _ in COLUMNS])
+        writer = csv.DictWriter(stream,
+                                [key for key, _ in columns(parameters)])
         writer.writeheader()
         writer.writerows(table)
 
 
 def document(parameters: dict, results) -> dict:
-    """Rows plus per-period series and refusal reasons, for later plots."""
+    """Rows plus per-period series and refusal reasons, for later plots;
+    each host's maintenance, if any."""
     document = {'parameters': parameters, 'results': []}
-    for result, row in zip(results, rows(results), strict=True):
+    for result, row in zip(results, rows(results, parameters), strict=True):
         card = result.card
         document['results'].append(dict(
             row, mean_host_load_percent=round(result.mean_load, 2),
             failed_by_reason=dict(card.failed),
             overloaded_hosts=card.overloaded_series,
             stddev=[round(v, 3) for v in card.stddev_series]))
+        if parameters.get('maintenance') is not None:
+            document['results'][-1]['drains'] = [
+                dataclasses.asdict(d) for d in result.drains]
     return document
 
 
@@ -102,7 +143,7 @@ def write_all(directory: str, parameters: dict, results,
     os.makedirs(directory, exist_ok=True)
     paths = [os.path.join(directory, f'rebalance.{ext}')
              for ext in ('csv', 'json', 'png')]
-    write_csv(paths[0], rows(results))
+    write_csv(paths[0], rows(results, parameters), parameters)
     write_json(paths[1], parameters, results)
     if not plot:
         return paths[:2]

@@ -10,7 +10,8 @@ the decision itself
 (``planner.plan()``; Watcher's ``execute()`` less those queries).
 ``seed`` and ``balanced`` are the production planner with that
 ``[drs] policy``; everything else in their config comes from the same
-``[drs]`` options.
+``[drs]`` options.  ``watcher_host_maintenance`` acts only on hosts in
+maintenance, so it is asked for by name, never among :data:`ALL`.
 """
 
 import dataclasses
@@ -20,10 +21,12 @@ from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import policies
 from nova_drs_scheduler.simulate import watcher_adapter
+from nova_drs_scheduler.simulate import watcher_maintenance
 
 PLANNER_POLICIES = ('seed', 'balanced')
 ALL = (('none',) + PLANNER_POLICIES
        + tuple(f'watcher_{n}' for n in watcher_adapter.WATCHER_STRATEGIES))
+HOST_MAINTENANCE = f'watcher_{watcher_adapter.HOST_MAINTENANCE}'
 
 
 class NoMoves:
@@ -65,14 +68,17 @@ class PlannerStrategy:
 
 def build(name: str, config: model.PlannerConfig, seed: int,
           watcher_parameters: dict):
-    """The strategy called ``name`` (see :data:`ALL`)."""
+    """The strategy called ``name`` (see :data:`ALL`, and
+    :data:`HOST_MAINTENANCE`)."""
     if name == 'none':
         return NoMoves()
     if name in PLANNER_POLICIES:
         return PlannerStrategy(config, name)
+    if name == HOST_MAINTENANCE:
+        return watcher_maintenance.HostMaintenance()
     if name.startswith('watcher_'):
         kind = name[len('watcher_'):]
         return watcher_adapter.WatcherStrategy(
             kind, watcher_parameters.get(kind, {}), seed)
     raise ValueError(f'unknown strategy {name!r}; choose from '
-                     f'{", ".join(ALL)}')
+                     f'{", ".join(ALL + (HOST_MAINTENANCE,))}')

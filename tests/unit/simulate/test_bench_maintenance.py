@@ -8,6 +8,7 @@ import sys
 
 import testtools
 
+from nova_drs_scheduler.simulate import cli
 from nova_drs_scheduler.simulate import maintenance
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -42,13 +43,19 @@ class BenchMaintenanceTest(testtools.TestCase):
         super().setUp()
         self.bench = _bench()
 
-    def test_schedules(self):
+    def test_schedules_are_the_simulators_options(self):
         args = argparse.Namespace(drain_at=600.0, rolling_start=60.0,
                                   work_time=120.0, deadline=900.0)
-        self.assertEqual(maintenance.drain('host-00', 600.0, 900.0),
-                         self.bench.schedule('drain one host', 12, args))
+
+        def schedule(name):
+            return cli.prepare(cli.parser().parse_args(
+                ['--vms', '200', '--steps', '2']
+                + self.bench.schedule_argv(name, args))).maintenance
+
+        self.assertEqual(maintenance.drain('host-0', 600.0, 900.0),
+                         schedule('drain one host'))
         self.assertEqual(maintenance.rolling(60.0, 120.0, 900.0),
-                         self.bench.schedule('rolling', 12, args))
+                         schedule('rolling'))
 
     def test_totals_sum_and_pool_the_drain_times(self):
         total = self.bench.totals([

@@ -54,6 +54,35 @@ class CliTest(testtools.TestCase):
         self.assertEqual({'threshold': 70.0},
                          parameters['watcher']['workload_balance'])
 
+    def test_rolling_maintenance_adds_the_drain_columns(self):
+        code, stdout, _ = self._main(
+            '--vms', '60', '--steps', '6', '--hosts', '3', '--strategies',
+            'balanced', '--maintenance', 'rolling', '--work-time', '60',
+            '--output-dir', self.out, '--no-plot')
+        self.assertEqual(0, code)
+        self.assertIn('| drain min mean |', stdout)
+        with open(os.path.join(self.out, 'rebalance.json')) as stream:
+            document = json.load(stream)
+        self.assertEqual({'hosts': [], 'start': 0.0, 'work_time': 60.0,
+                          'deadline': 3600.0},
+                         document['parameters']['maintenance'])
+        result, = document['results']
+        self.assertEqual('host-0', result['drains'][0]['host'])
+        self.assertEqual(len(result['drains']), result['hosts_drained'])
+        with open(os.path.join(self.out, 'rebalance.csv')) as stream:
+            self.assertIn('left_behind', stream.readline())
+
+    def test_no_maintenance_no_drain_columns(self):
+        code, stdout, _ = self._main(
+            '--vms', '30', '--steps', '2', '--strategies', 'none',
+            '--output-dir', self.out, '--no-plot')
+        self.assertEqual(0, code)
+        self.assertNotIn('drain', stdout)
+        with open(os.path.join(self.out, 'rebalance.json')) as stream:
+            document = json.load(stream)
+        self.assertIsNone(document['parameters']['maintenance'])
+        self.assertNotIn('drains', document['results'][0])
+
     def test_bad_trace_is_reported_with_its_line(self):
         path = tempfiles.write(self, 'vm,t0,t1\na,10,oops\n', '.csv')
         code, _, stderr = self._main('--trace', path,
@@ -66,6 +95,7 @@ class CliTest(testtools.TestCase):
                                      '--steps', '2')
         self.assertEqual(2, code)
         self.assertIn("unknown strategy 'magic'", stderr)
+        self.assertIn('watcher_host_maintenance', stderr)
         code, _, stderr = self._main('--hosts', '1', '--vms', '500',
                                      '--steps', '2')
         self.assertEqual(2, code)
@@ -105,6 +135,18 @@ class InputTest(testtools.TestCase):
             line = self.refused(option, value, '--output-dir', self.out)
             self.assertIn(f'argument {option}', line)
         self.assertEqual([], os.listdir(self.out))
+
+    def test_bad_maintenance_is_refused(self):
+        line = self.refused('--maintenance', 'drain', '--maintenance-host',
+                            'host-9', '--hosts', '3', '--vms', '10',
+                            '--steps', '2', '--output-dir', self.out)
+        self.assertIn('--maintenance-host host-9: no such host (the hosts '
+                      'are host-0 to host-2)', line)
+        for option, value in (('--maintenance-start', '-1'),
+                              ('--work-time', '-1'),
+                              ('--drain-deadline', '0')):
+            line = self.refused(option, value, '--output-dir', self.out)
+            self.assertIn(f'argument {option}', line)
 
     def test_absurd_cluster_is_refused_at_once(self):
         line = self.refused('--hosts', '100000000')
