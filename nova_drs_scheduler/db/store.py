@@ -19,6 +19,7 @@ from oslo_utils import timeutils
 from nova_drs_scheduler.conf import database as database_conf
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import tables
+from nova_drs_scheduler.rebalance import drain
 from nova_drs_scheduler.rebalance import record
 
 LOG = logging.getLogger(__name__)
@@ -38,8 +39,7 @@ _NOT_TRIED = ('planned', 'recommended', 'dry-run')
 
 #: Maintenance states, as the leader reports them (``enter`` starts at
 #: ``draining``).
-DRAINING, DRAINED, BLOCKED = 'draining', 'drained', 'blocked'
-MAINTENANCE_STATES = (DRAINING, DRAINED, BLOCKED)
+DRAINING, DRAINED, BLOCKED = drain.DRAINING, drain.DRAINED, drain.BLOCKED
 
 
 class NotFoundError(LookupError):
@@ -443,7 +443,7 @@ class Store:
                            progress: dict) -> bool:
         """Store the leader's latest view of ``host``'s drain; False when
         the row is gone (an exit came first), so the leader stops."""
-        if state not in MAINTENANCE_STATES:
+        if state not in drain.STATES:
             raise ValueError(f'unknown maintenance state {state!r}')
         now = timeutils.utcnow()
         with self._write() as conn:

@@ -89,10 +89,14 @@ def changed_at(migration) -> datetime.datetime:
 @dataclasses.dataclass
 class _Tracked:
     record_id: str
-    migration_uuid: str
+    #: None until Nova has made the record: a cold migration starts with
+    #: a cast, and its record comes later.
+    migration_uuid: str | None
     #: None until looked up (moves adopted from an earlier process).
     cell: object
     started: datetime.datetime
+    #: When the record still to be found may have been made from.
+    since: datetime.datetime | None = None
 
 
 class Executor:
@@ -129,14 +133,14 @@ class Executor:
                                                    since, move.migration)}
         migration = self._latest_uuid(cell, move.instance, since,
                                       move.migration)
-        if migration is None:
+        if migration is None and move.migration != model.COLD:
             return {'status': 'unknown',
                     'error': 'no migration record found after the start'}
         self._tracked[move.instance] = _Tracked(
-            record_id, migration, cell, timeutils.utcnow())
+            record_id, migration, cell, timeutils.utcnow(), since)
         LOG.info('DRS started %s migration %s of %s: %s -> %s',
-                 move.migration, migration, move.instance, move.source,
-                 move.destination)
+                 move.migration, migration or '(record not made yet)',
+                 move.instance, move.source, move.destination)
         return {'status': 'started', 'migration': migration}
 
     def adopt(self, record_id: str, instance: str, migration_uuid: str,
@@ -177,6 +181,15 @@ class Executor:
         ended = []
         ctx = drs_context()
         for instance, tracked in list(self._tracked.items()):
+            if tracked.migration_uuid is None:
+                tracked.migration_uuid = self._latest_uuid(
+                    tracked.cell, instance, tracked.since, model.COLD)
+            if tracked.migration_uuid is None:
+                outcome = _overdue(tracked, timeout, 'not created yet')
+                if outcome is not None:
+                    del self._tracked[instance]
+                    ended.append((tracked.record_id, instance, outcome))
+                continue
             migration = self._migration(ctx, instance, tracked)
             if migration is not None and migration.status == FINISHED:
                 migration = self._confirm(ctx, instance, tracked, migration)
@@ -250,11 +263,17 @@ def _outcome(migration, tracked: _Tracked, timeout: int) -> dict | None:
     if migration.status in FAILED:
         return dict(base, status='failed',
                     error=f'migration ended {migration.status}')
+    return _overdue(tracked, timeout, migration.status)
+
+
+def _overdue(tracked: _Tracked, timeout: int, status: str) -> dict | None:
+    """The outcome of a move still ``status`` after ``timeout`` seconds;
+    None while it has time left."""
     elapsed = (timeutils.utcnow() - tracked.started).total_seconds()
     if elapsed > timeout:
-        return dict(base, status='timed_out',
-                    error=f'still {migration.status} after '
-                          f'{int(elapsed)}s; Nova keeps driving it')
+        return {'migration': tracked.migration_uuid, 'status': 'timed_out',
+                'error': f'still {status} after {int(elapsed)}s; Nova keeps '
+                         f'driving it'}
     return None
 
 

@@ -294,9 +294,10 @@ class _Planner:
 
         Destinations are Nova's allowed hosts of the source's pool that
         the planner's rails accept (schedulable, judged, not violated, not
-        in maintenance; automation off is no bar).  The policy's preferred one under its threshold
-        by the margin wins; when no host is, the drain still proceeds to
-        the host left with the least pressure, and says so.
+        in maintenance; automation off is no bar).  The policy's preferred
+        one (for ``balanced``, under its threshold by the margin) wins;
+        when the policy accepts none, the drain still proceeds to the host
+        left with the least pressure, and says so.
         """
         cfg, pool = self.config, self._pool(source)
         rules = collections.Counter(r.rule for r in found.rejected)

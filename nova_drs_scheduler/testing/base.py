@@ -14,13 +14,14 @@ from nova.tests.functional import integrated_helpers
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import service
 from nova_drs_scheduler.host_manager import manager as caching
+from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.testing import fixtures as drs_fixtures
 from nova_drs_scheduler.testing import records
 
 CONF = drs_conf.CONF
 
 #: Migration statuses after which Nova no longer works on a migration.
-_ENDED = ('completed', 'error', 'failed', 'cancelled')
+_ENDED = ('completed', 'confirmed', 'error', 'failed', 'cancelled')
 
 
 class DRSSchedulerMixin:
@@ -163,16 +164,18 @@ class DRSSchedulerMixin:
     def settle(self, record: dict) -> dict:
         """Wait for the record's started moves to end; the final record."""
         for move in records.moves_with_status(record, 'started'):
-            self.wait_for_migration_end(move['instance'])
+            self.wait_for_migration_end(
+                move['instance'], move.get('migration', 'live'))
         self.rebalancer.collect_outcomes()
         # The stored record keeps only the hosts over their threshold;
         # the moves' outcomes are the stored ones.
         stored = self.rebalancer.store.get(record['id'])
         return dict(record, moves=stored['moves']) if stored else record
 
-    def wait_for_migration_end(self, uuid: str):
-        """Wait until Nova is done with the instance's newest live
-        migration, placement clean-up included; returns the migration.
+    def wait_for_migration_end(self, uuid: str, kind: str = 'live'):
+        """Wait until Nova is done with the instance's newest migration
+        (``kind``: ``Move.migration``, live or cold), placement clean-up
+        included; returns the migration.
 
         The compute marks a live migration completed before it deletes the
         migration's allocations; a test that ended in between would stop
@@ -180,7 +183,12 @@ class DRSSchedulerMixin:
         """
         deadline = time.monotonic() + self.MIGRATION_TIMEOUT
         while time.monotonic() < deadline:
-            migrations = self.migrations(uuid)
+            migrations = self.migrations(uuid, kind)
+            if migrations and migrations[0].status == executor.FINISHED:
+                # A cold migration waits for the leader to confirm it, at
+                # its next poll: this is that poll.
+                self.rebalancer.collect_outcomes()
+                continue
             if migrations and migrations[0].status in _ENDED and not (
                     self._get_allocations_by_server_uuid(
                         migrations[0].uuid)):
@@ -198,9 +206,11 @@ class DRSSchedulerMixin:
                 return
             time.sleep(0.1)
 
-    def migrations(self, uuid: str | None = None) -> list:
-        """Live migrations, newest first, of one instance or all."""
-        filters = {'migration_type': 'live-migration'}
+    def migrations(self, uuid: str | None = None,
+                   kind: str = 'live') -> list:
+        """Migrations (``kind``: live or cold), newest first, of one
+        instance or all."""
+        filters = {'migration_type': executor.MIGRATION_TYPES[kind]}
         if uuid:
             filters['instance_uuid'] = uuid
         return objects.MigrationList.get_by_filters(

@@ -1,0 +1,263 @@
+"""Maintenance mode against a real (in-process) Nova: drains, blockers,
+nothing new on the host, and the operator's commands."""
+
+import argparse
+import io
+import json
+from unittest import mock
+
+import fixtures
+from nova import exception
+from nova import objects
+from nova.compute import rpcapi
+
+from nova_drs_scheduler import conf
+from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import maintenance as cli
+from nova_drs_scheduler.rebalance import maintenance
+from tests.functional.rebalance import base
+
+LOADS = {'host1': 40, 'host2': 30, 'host3': 20, 'host4': 10}
+
+
+class MaintenanceTestBase(base.RebalanceTestBase):
+
+    HOSTS = ('host1', 'host2', 'host3', 'host4')
+    DRS = {'max_migrations_per_period': 4, 'max_concurrent_migrations': 4,
+           'max_concurrent_migrations_per_host': 2}
+
+    def cli(self, handler, json_output=True, **options):
+        """A ``nova-drs maintenance`` handler: (exit code, output)."""
+        stdout = self.useFixture(fixtures.MonkeyPatch(
+            'sys.stdout', io.StringIO())).new_value
+        args = argparse.Namespace(json=json_output, **options)
+        try:
+            code = handler(args, conf.CONF)
+        except errors.CLIError as exc:
+            code = exc.code
+            stdout.write(str(exc))
+        text = stdout.getvalue()
+        return code, json.loads(text) if json_output and not code else text
+
+    def enter(self, host, reason='kernel update'):
+        return self.cli(cli.enter_, host=host, reason=reason, wait=False,
+                        timeout=1.0)
+
+    def status(self, host=None):
+        code, rows = self.cli(cli.status_, host=host)
+        self.assertEqual(errors.OK, code)
+        return {row['host']: row for row in rows}
+
+    def drain(self, loads, instances=None, periods=8):
+        """Periods until no drain moves anything; the records."""
+        found = []
+        for _ in range(periods):
+            found.append(self.run_period(loads, instances))
+            if not found[-1]['moves']:
+                break
+        return found
+
+    def service(self, host):
+        [found] = self.admin_api.api_get(
+            f'/os-services?host={host}&binary=nova-compute').body['services']
+        return found
+
+    def assertAllocatedOn(self, uuid, host):
+        self.assertEqual([host], self._allocated_hosts(uuid))
+
+
+class DrainTest(MaintenanceTestBase):
+    """Every kind of instance: moved live or cold, or named as a blocker."""
+
+    def setUp(self):
+        super().setUp()
+        self.api.microversion = self.admin_api.microversion = '2.74'
+        group = self.admin_api.post_server_groups(
+            {'name': 'spread', 'policy': 'anti-affinity'})
+        self.member = self._boot_in_group('host1', group['id'])
+        self.peer = self._boot_in_group('host2', group['id'])
+        self.active = [self._boot('host1') for _ in range(3)]
+        self.stopped = self._boot('host1')
+        self.admin_api.post_server_action(self.stopped, {'os-stop': None})
+        self._wait_for_state_change(self._server(self.stopped), 'SHUTOFF')
+        self.paused = self._boot('host1')
+        self.admin_api.post_server_action(self.paused, {'pause': None})
+        self._wait_for_state_change(self._server(self.paused), 'PAUSED')
+        self.opted_out = self._boot('host1')
+        self.admin_api.post_server_metadata(self.opted_out,
+                                            {'drs_exclude': 'true'})
+        self.failing = self._boot('host1')
+        self.movers = [self.member, *self.active, self.stopped, self.paused]
+
+    def failing_check(self):
+        """The destination refuses the failing server's live migration."""
+        original = rpcapi.ComputeAPI.check_can_live_migrate_destination
+        real = rpcapi.ComputeAPI()
+
+        def check(ctxt, instance, *args):
+            if instance.uuid == self.failing:
+                raise exception.MigrationPreCheckError(reason='injected')
+            return original(real, ctxt, instance, *args)
+        return mock.patch.object(rpcapi.ComputeAPI,
+                                 'check_can_live_migrate_destination',
+                                 side_effect=check)
+
+    def test_drains_every_movable_instance_and_names_the_blockers(self):
+        code, row = self.enter('host1')
+        self.assertEqual(errors.OK, code)
+        self.assertEqual(('host1', 'draining'), (row['host'], row['state']))
+        service = self.service('host1')
+        self.assertEqual('disabled', service['status'])
+        self.assertEqual('nova-drs: maintenance: kernel update',
+                         service['disabled_reason'])
+        # Nothing new lands on the host from the moment enter returns.
+        fresh = self._create_server(flavor_id=self.flavor['id'],
+                                    networks='none')
+        self.assertNotEqual('host1', fresh['OS-EXT-SRV-ATTR:host'])
+
+        with self.failing_check():
+            records = self.drain(LOADS)
+
+        for uuid in self.movers:
+            self.assertNotEqual('host1', self._host_of(uuid), uuid)
+            self.assertAllocatedOn(uuid, self._host_of(uuid))
+        self.assertNotEqual('host2', self._host_of(self.member))
+        self.assertEqual(
+            ['ACTIVE'] * 4 + ['SHUTOFF', 'PAUSED'],
+            [self._server(uuid)['status'] for uuid in self.movers])
+        for uuid in (self.opted_out, self.failing):
+            self.assertEqual(('ACTIVE', 'host1'), (
+                self._server(uuid)['status'], self._host_of(uuid)))
+            self.assertAllocatedOn(uuid, 'host1')
+        for host in self.HOSTS:
+            self.assertFalse(any(
+                self._get_allocations_by_server_uuid(m.uuid)
+                for m in objects.MigrationList.get_by_filters(
+                    self.admin_context(), {'source_compute': host})))
+        moves = [m for rec in records for m in rec['moves']]
+        self.assertEqual({'drain'}, {m['goal'] for m in moves})
+        [cold] = [m for m in moves if m['instance'] == self.stopped]
+        self.assertEqual(('cold', 'completed'), (
+            cold['migration'], cold['outcome']['status']))
+        [failed] = [m for m in moves if m['instance'] == self.failing]
+        self.assertEqual('failed', failed['outcome']['status'])
+
+        # The last record and the status name each blocker and why.
+        drain = records[-1]['drains'][0]
+        self.assertEqual(('host1', 2), (drain['host'], drain['instances']))
+        reasons = {b['subject']: b['detail'] for b in drain['blockers']}
+        self.assertIn('opted out', reasons[self.opted_out])
+        self.assertIn('quarantine', reasons[self.failing])
+        status = self.status()['host1']
+        self.assertEqual(('blocked', 2), (status['state'],
+                                          status['instances']))
+        self.assertEqual(len(self.movers), status['moves']['completed'])
+        self.assertEqual((1, 0), (status['moves']['failed'],
+                                  status['moves']['in_flight']))
+        self.assertEqual({self.opted_out, self.failing},
+                         {b['instance'] for b in status['blockers']})
+        code, text = self.cli(cli.status_, json_output=False, host='host1')
+        self.assertIn('blocked', text)
+        self.assertIn('opted out', text)
+
+        # Nothing landed on the host meanwhile; exit gives it back.
+        self.assertEqual(
+            {self.opted_out, self.failing},
+            {i.uuid for i in objects.InstanceList.get_by_host(
+                self.admin_context(), 'host1')})
+        code, row = self.cli(cli.exit_, host='host1')
+        self.assertEqual((errors.OK, True), (code, row['enabled']))
+        self.assertEqual('enabled', self.service('host1')['status'])
+        self.assertEqual({}, self.status())
+
+
+class LeaderTest(MaintenanceTestBase):
+    """The drain belongs to the DRS database, not to a process."""
+
+    def test_a_new_leader_resumes_and_moves_no_instance_twice(self):
+        servers = [self._boot('host1') for _ in range(4)]
+        self.enter('host1')
+        first = self.run_period(LOADS)
+        moved = {m['instance'] for m in first['moves']}
+        self.assertEqual(2, len(moved))  # drain_max_concurrent_..._per_host
+        # A new scheduler process takes over: a fresh rebalancer, same
+        # database.
+        manager = self.scheduler_service.manager
+        manager.rebalancer = type(manager.rebalancer)(
+            manager.host_manager, manager.rebalancer.placement_client,
+            manager.rebalancer.servicegroup_api,
+            leader=manager.rebalancer.leader)
+        rest = self.drain(LOADS)
+        again = [m['instance'] for rec in rest for m in rec['moves']]
+        self.assertEqual(sorted(set(servers) - moved), sorted(again))
+        self.assertEqual('drained', self.status()['host1']['state'])
+        for uuid in servers:
+            self.assertEqual(1, len(self.migrations(uuid)))
+
+
+class OperatorDisableTest(MaintenanceTestBase):
+    """An operator's own disable is theirs: exit leaves it."""
+
+    def test_exit_leaves_an_operators_disable_alone(self):
+        self.admin_api.api_put(
+            '/os-services/' + self.service('host2')['id'],
+            {'status': 'disabled', 'disabled_reason': 'broken fan'})
+        self.enter('host2')
+        self.assertEqual('broken fan',
+                         self.service('host2')['disabled_reason'])
+        code, row = self.cli(cli.exit_, host='host2')
+        self.assertEqual((errors.OK, False), (code, row['enabled']))
+        self.assertEqual(('disabled', 'broken fan'), (
+            self.service('host2')['status'],
+            self.service('host2')['disabled_reason']))
+
+    def test_unknown_host_and_host_not_in_maintenance_are_usage_errors(self):
+        code, text = self.enter('nohost')
+        self.assertEqual(errors.USAGE, code)
+        self.assertIn("no nova-compute service on host 'nohost'", text)
+        code, text = self.cli(cli.exit_, host='host3')
+        self.assertEqual(errors.USAGE, code)
+        self.assertIn('host3 is not in maintenance', text)
+        code, text = self.cli(cli.status_, host='host3')
+        self.assertEqual(errors.USAGE, code)
+
+
+class AggregateDrainTest(MaintenanceTestBase):
+    """In aggregate mode a drain stays in its pool, even near full."""
+
+    DRS = dict(MaintenanceTestBase.DRS, mode='aggregate')
+
+    def test_stays_in_the_pool_on_its_least_loaded_host(self):
+        for name, hosts in (('a', ('host1', 'host2')),
+                            ('b', ('host3', 'host4'))):
+            agg = self.admin_api.post_aggregate(
+                {'aggregate': {'name': name}})
+            for host in hosts:
+                self.admin_api.add_host_to_aggregate(agg['id'], host)
+        servers = [self._boot('host1') for _ in range(2)]
+        self.enter('host1')
+        # host2, the pool's only other host, is near its threshold.
+        records = self.drain({'host1': 30, 'host2': 76, 'host3': 5,
+                              'host4': 5})
+        moves = [m for rec in records for m in rec['moves']]
+        self.assertEqual(['host2', 'host2'],
+                         [m['destination'] for m in moves])
+        self.assertIn('accepts none', moves[0]['reason'])
+        self.assertEqual(['host2', 'host2'],
+                         [self._host_of(s) for s in servers])
+        self.assertEqual('drained', self.status()['host1']['state'])
+
+
+class AutomationOffTest(MaintenanceTestBase):
+    """Drains run at any automation level: enter is the approval."""
+
+    DRS = dict(MaintenanceTestBase.DRS, automation='off')
+
+    def test_drains_with_automation_off(self):
+        server = self._boot('host1')
+        self.enter('host1')
+        self.drain(LOADS)
+        self.assertNotEqual('host1', self._host_of(server))
+        self.assertEqual('drained', self.status()['host1']['state'])
+        maintenance.exit(self.rebalancer.store, 'host1')
+        self.assertEqual('enabled', self.service('host1')['status'])
