@@ -64,8 +64,8 @@ class Drain:
     #: Migrations off it started while it was in maintenance, and RAM.
     migrations: int = 0
     moved_mb: int = 0
-    #: Instances still on it when the work started, or at the end of the
-    #: run if its work had not started yet.
+    #: Instances still on it (one migrating off it included) when the
+    #: work started, or at the end of the run if its work had not started.
     left_behind: int = 0
     #: The end of the last migration off it so far.
     last_departure: float | None = None
