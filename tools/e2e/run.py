@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from e2e import deploy  # noqa: E402
 from e2e import faults  # noqa: E402
+from e2e import maintenance  # noqa: E402
 from e2e import procs  # noqa: E402
 from e2e import report as report_mod  # noqa: E402
 from e2e import scenario  # noqa: E402
@@ -115,7 +116,8 @@ def main() -> int:
     try:
         bring_up(dep, report, args.scheduler_concurrency)
         sc = scenario.Scenario(dep, report)
-        steps = [sc.prepare, sc.metrics_flow, sc.rebalance, sc.cli]
+        steps = [sc.prepare, sc.metrics_flow, sc.rebalance, sc.cli,
+                 lambda: maintenance.drain(sc)]
         if not args.skip_faults:
             steps += [lambda fault=fault: fault(sc) for fault in faults.ALL]
         for step in steps:

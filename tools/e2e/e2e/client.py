@@ -62,13 +62,21 @@ class Nova:
                      {'set_metadata': {'metadata': metadata}})
 
     def boot(self, name: str, flavor_id: str, image_id: str,
-             host: str) -> dict:
+             host: str | None) -> dict:
         """Boot on ``host`` (microversion 2.74: the scheduler still runs
-        its filters for the requested host); no networks, so no Neutron.
+        its filters for the requested host), or where the scheduler
+        chooses with None; no networks, so no Neutron.
         """
-        return self.request('POST', '/servers', {'server': {
-            'name': name, 'flavorRef': flavor_id, 'imageRef': image_id,
-            'networks': 'none', 'host': host}})['server']
+        server = {'name': name, 'flavorRef': flavor_id,
+                  'imageRef': image_id, 'networks': 'none'}
+        if host is not None:
+            server['host'] = host
+        return self.request('POST', '/servers', {'server': server})[
+            'server']
+
+    def action(self, uuid: str, body: dict) -> None:
+        """``POST /servers/{uuid}/action``, e.g. ``{'os-stop': None}``."""
+        self.request('POST', f'/servers/{uuid}/action', body)
 
     def server(self, uuid: str) -> dict:
         return self.request('GET', f'/servers/{uuid}')['server']
@@ -109,6 +117,19 @@ class Placement:
     def allocation_hosts(self, consumer: str, providers: dict) -> list:
         allocations = self.get(f'/allocations/{consumer}')['allocations']
         return sorted(providers.get(rp, rp) for rp in allocations)
+
+    def provider_uuid(self, name: str) -> str:
+        return next(uuid for uuid, found in self.providers().items()
+                    if found == name)
+
+    def consumers(self, provider: str) -> list:
+        """The consumers (instances, migrations) holding resources of
+        ``provider``."""
+        return sorted(self.get(f'/resource_providers/{provider}/'
+                               'allocations')['allocations'])
+
+    def traits(self, provider: str) -> list:
+        return self.get(f'/resource_providers/{provider}/traits')['traits']
 
 
 def poll(fetch, done, timeout: float, interval: float = 2.0):

@@ -1,4 +1,4 @@
-"""The three faults, in priority order; each is a step of the run."""
+"""The four faults, in priority order; each is a step of the run."""
 
 import collections
 import datetime
@@ -6,6 +6,7 @@ import time
 
 from e2e import deploy
 from e2e import fakes
+from e2e import maintenance
 from e2e.scenario import DONE
 from e2e.scenario import wait_for
 
@@ -235,4 +236,5 @@ def rabbit_restart(sc) -> None:
     sc.check_servers_consistent('after fault 3')
 
 
-ALL = (scheduler_sigkill, two_schedulers, rabbit_restart)
+ALL = (scheduler_sigkill, two_schedulers, rabbit_restart,
+       maintenance.drain_failover)
