@@ -184,14 +184,15 @@ OPTS = [
         min=1,
         help='Maximum number of migrations in flight off a host in '
              'maintenance (``nova-drs maintenance enter``), counting those '
-             'planned this period. Drain moves count in '
-             '``max_migrations_per_period`` and ``max_concurrent_migrations`` '
-             'like any move and are planned before balancing, and each '
-             'destination keeps ``max_concurrent_migrations_per_host``, so '
-             'a drain never piles its instances onto one host at once. '
-             'Nova runs one host\'s live migrations one after the other '
-             'unless ``[DEFAULT] max_concurrent_live_migrations`` on the '
-             'computes allows more.'),
+             'planned this period, and into each of its destinations when '
+             'that is more than ``max_concurrent_migrations_per_host``. '
+             'Drain moves are planned before balancing and count in '
+             '``max_concurrent_migrations``, but not in '
+             '``max_migrations_per_period``, which stays balancing\'s: an '
+             'overloaded host is not kept waiting by a drain. Nova runs one '
+             'host\'s live migrations one after the other unless '
+             '``[DEFAULT] max_concurrent_live_migrations`` on the computes '
+             'allows more.'),
     cfg.IntOpt(
         'instance_cooldown',
         default=3600,

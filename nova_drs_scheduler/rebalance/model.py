@@ -59,8 +59,10 @@ class PlannerConfig:
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
-    #: Migrations at once off a host in maintenance (its destinations keep
-    #: ``max_concurrent_migrations_per_host``).
+    #: Migrations at once off a host in maintenance, and into each of its
+    #: destinations (if more than ``max_concurrent_migrations_per_host``);
+    #: drains count in ``max_concurrent_migrations`` but not in
+    #: ``max_migrations_per_period``, which is balancing's.
     drain_max_concurrent_migrations_per_host: int = 2
 
 

@@ -147,6 +147,8 @@ class _Planner:
         self.moved = set()
         self._rises = None
         self.moves = []
+        #: Drain moves among them: they have a budget of their own.
+        self.drain_moves = 0
         self.notes = []
         #: The snapshot with the moves planned so far, for candidates().
         self.view = snapshot
@@ -260,7 +262,10 @@ class _Planner:
                     model.Rejection(instance.uuid, 'blocked',
                                     instance.blocked))
                 continue
-            limit = self._drain_limit(source.name)
+            limit = self._limit(
+                source.name,
+                self.config.drain_max_concurrent_migrations_per_host,
+                'limit:per-draining-host', drain=True)
             if limit:
                 waiting.append(model.Rejection(instance.uuid, limit))
                 continue
@@ -277,17 +282,6 @@ class _Planner:
         return model.Drain(source.name, len(instances), tuple(planned),
                            tuple(waiting), tuple(blockers))
 
-    def _drain_limit(self, source: str) -> str | None:
-        cfg = self.config
-        if len(self.moves) >= cfg.max_migrations_per_period:
-            return 'limit:per-period'
-        if (self.snapshot.inflight_total + len(self.moves)
-                >= cfg.max_concurrent_migrations):
-            return 'limit:total'
-        if self.busy[source] >= cfg.drain_max_concurrent_migrations_per_host:
-            return 'limit:per-draining-host'
-        return None
-
     def _drain_option(self, source, instance, found):
         """``(option, None, reason)`` for one instance leaving ``source``,
         or ``(None, rule, detail)`` when it cannot go this period.
@@ -300,6 +294,9 @@ class _Planner:
         left with the least pressure, and says so.
         """
         cfg, pool = self.config, self._pool(source)
+        # A destination takes as many at once as the host drains sends.
+        per_host = max(cfg.max_concurrent_migrations_per_host,
+                       cfg.drain_max_concurrent_migrations_per_host)
         rules = collections.Counter(r.rule for r in found.rejected)
         preferred = fallback = None
         for name in sorted(found.allowed):
@@ -309,8 +306,7 @@ class _Planner:
             rule = _DRAIN_DESTINATION.get(self.barred[name],
                                           self.barred[name]) or (
                 'pool' if self._pool(host) != pool else None)
-            if rule is None and (self.busy[name]
-                                 >= cfg.max_concurrent_migrations_per_host):
+            if rule is None and self.busy[name] >= per_host:
                 rule = 'limit:per-host'
             if rule is not None:
                 rules[rule] += 1
@@ -460,17 +456,27 @@ class _Planner:
                                    cpu, ram, base.pressure(host, cpu, ram))
         return None
 
-    def _limit(self, source: str) -> str | None:
+    def _limit(self, source: str, per_host: int | None = None,
+               rule: str = 'limit:per-host', drain: bool = False
+               ) -> str | None:
+        """The limit holding back a move off ``source``, or None.
+
+        ``per_host``: the source's own cap (default: a violated host's);
+        a drain's moves count in the total but not in a period's budget,
+        which is balancing's.
+        """
         cfg = self.config
-        if len(self.moves) >= cfg.max_migrations_per_period:
+        if not drain and (len(self.moves) - self.drain_moves
+                          >= cfg.max_migrations_per_period):
             return 'limit:per-period'
         if (self.snapshot.inflight_total + len(self.moves)
                 >= cfg.max_concurrent_migrations):
             return 'limit:total'
-        if self.busy[source] >= max(
-                cfg.max_concurrent_migrations_per_host,
-                cfg.max_concurrent_migrations_per_violated_host):
-            return 'limit:per-host'
+        if per_host is None:
+            per_host = max(cfg.max_concurrent_migrations_per_host,
+                           cfg.max_concurrent_migrations_per_violated_host)
+        if self.busy[source] >= per_host:
+            return rule
         return None
 
     def _removal(self, source, instance) -> base.Removal:
@@ -697,6 +703,7 @@ class _Planner:
             outlook=False)
         self.busy[source.name] += 1
         self.busy[dest] += 1
+        self.drain_moves += goal == model.DRAIN
         self.moved.add(instance.uuid)
         self.view = dataclasses.replace(self.snapshot,
                                         planned=tuple(self.moves))
