@@ -1,6 +1,7 @@
 """Cooldown, quarantine and in-flight counts derived from Nova's records."""
 
 import datetime
+import logging
 import types
 
 import fixtures
@@ -93,10 +94,10 @@ class MigrationStateTest(testtools.TestCase):
         self.assertEqual(0, result.inflight_total)
 
 
-class ExecutorTest(test.TestCase):
-    """Starting and following moves, against real cell and API databases;
-    only Nova's ``live_migrate`` (a conductor call) is replaced, by one
-    that writes the Migration record as the conductor does."""
+class CellTest(test.TestCase):
+    """Real cell and API databases; only Nova's ``live_migrate`` (a
+    conductor call) is replaced, by one that writes the Migration record
+    as the conductor does."""
 
     T0 = datetime.datetime(2026, 11, 1, 12, 0)
 
@@ -154,6 +155,25 @@ class ExecutorTest(test.TestCase):
     def later(self, seconds):
         self.clock.advance_time_delta(datetime.timedelta(seconds=seconds))
 
+    def records(self):
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            return objects.MigrationList.get_by_filters(
+                cctxt, {'instance_uuid': self.instance})
+
+    def ended(self, status):
+        """A new instance's move whose record Nova then set to ``status``;
+        the record and what poll reports."""
+        self.move.instance = self.instance = self.add_instance()
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.set_status(record, status)
+        return record, self.executor.poll(timeout=60)
+
+
+class ExecutorTest(CellTest):
+    """Starting and following moves, against real cell and API
+    databases."""
+
     def test_start_asks_nova_for_an_ordinary_checked_live_migration(self):
         outcome = self.executor.start('r1', self.move, self.cell)
         [(ctx, instance, kwargs)] = self.calls
@@ -171,11 +191,6 @@ class ExecutorTest(test.TestCase):
         self.assertEqual({'status': 'started', 'migration': record.uuid},
                          outcome)
         self.assertEqual([], self.executor.poll(timeout=60))
-
-    def records(self):
-        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
-            return objects.MigrationList.get_by_filters(
-                cctxt, {'instance_uuid': self.instance})
 
     def test_refusal_is_reported_and_not_followed(self):
         self.refusal = exception.NoValidHost(reason='h2 is full')
@@ -250,15 +265,6 @@ class ExecutorTest(test.TestCase):
                'destination': 'h2'})],
             self.executor.poll(timeout=60))
         self.assertEqual([], self.executor.poll(timeout=60))
-
-    def ended(self, status):
-        """A new instance's move whose record Nova then set to ``status``;
-        the record and what poll reports."""
-        self.move.instance = self.instance = self.add_instance()
-        self.executor.start('r1', self.move, self.cell)
-        [record] = self.records()
-        self.set_status(record, status)
-        return record, self.executor.poll(timeout=60)
 
     def test_every_failed_status_is_a_failure(self):
         for status in sorted(executor.FAILED):
@@ -340,3 +346,225 @@ class ExecutorTest(test.TestCase):
         self.assertEqual(not_started, self.executor.adopt_starting(
             'r0', uuidutils.generate_uuid(), self.T0))
         self.assertEqual([], self.executor.poll(timeout=0))
+
+
+class ColdMigrationTest(CellTest):
+    """A stopped instance leaving a host in maintenance: Nova's ``resize``
+    to the chosen host (a cast: its record may come later), confirmed
+    by DRS once finished.  ``resize`` and ``confirm_resize`` are replaced
+    by fakes that write the record as Nova would."""
+
+    def setUp(self):
+        super().setUp()
+        # As a move read back from the DRS database: equal, not identical.
+        self.move.migration = h.fresh(model.COLD)
+        self.resizes = []
+        self.confirms = []
+        self.useFixture(fixtures.MockPatchObject(
+            self.executor.compute_api, 'resize', side_effect=self.resize))
+        self.useFixture(fixtures.MockPatchObject(
+            self.executor.compute_api, 'confirm_resize',
+            side_effect=self.confirm_resize))
+        #: Raised by confirm_resize, instead of confirming.
+        self.confirm_refusal = None
+        #: The status confirm_resize leaves the record in.
+        self.confirmed = 'confirmed'
+
+    def resize(self, ctx, instance, **kwargs):
+        self.resizes.append((ctx, instance, kwargs))
+        if self.written:
+            self.migration(instance.uuid, user=ctx.user_id, kind='migration')
+        if self.refusal:
+            raise self.refusal
+
+    def confirm_resize(self, ctx, instance):
+        self.confirms.append((ctx, instance.uuid))
+        if self.confirm_refusal:
+            raise self.confirm_refusal
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            record = objects.Migration.get_by_instance_and_status(
+                cctxt, instance.uuid, 'finished')
+        self.set_status(record, self.confirmed)
+
+    def test_start_asks_nova_for_a_resize_to_the_chosen_host(self):
+        outcome = self.executor.start('r1', self.move, self.cell)
+        self.assertEqual([], self.calls)  # No live migration.
+        [(ctx, instance, kwargs)] = self.resizes
+        self.assertEqual({'host_name': 'h2'}, kwargs)
+        self.assertEqual((executor.DRS_USER, executor.DRS_USER, True),
+                         (ctx.user_id, ctx.project_id, ctx.is_admin))
+        self.assertEqual(self.instance, instance.uuid)
+        [record] = self.records()
+        self.assertEqual({'status': 'started', 'migration': record.uuid},
+                         outcome)
+        for status in ('migrating', 'post-migrating', 'reverted'):
+            self.set_status(record, status)
+            self.assertEqual([], self.executor.poll(timeout=60))
+        self.assertEqual([], self.confirms)  # Only a finished one.
+        self.set_status(record, 'confirmed')
+        self.assertEqual(
+            [('r1', self.instance, {'migration': record.uuid,
+                                    'status': 'completed',
+                                    'destination': 'h2'})],
+            self.executor.poll(timeout=60))
+
+    def test_a_refused_resize_names_its_record(self):
+        self.refusal = exception.NoValidHost(reason='h2 is full')
+        outcome = self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.assertEqual(
+            {'status': 'failed', 'migration': record.uuid,
+             'error': 'NoValidHost: No valid host was found. h2 is full'},
+            outcome)
+        self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_a_record_made_after_the_start_is_found_at_a_later_poll(self):
+        self.written = False
+        log = self.useFixture(fixtures.FakeLogger(
+            name='nova_drs_scheduler.rebalance.executor',
+            level=logging.INFO))
+        # Not the move's: an older cold migration, a live one since, and
+        # an operator's cold one since.
+        self.migration(self.instance, kind='migration', status='confirmed')
+        self.later(2)
+        outcome = self.executor.start('r1', self.move, self.cell)
+        self.assertEqual({'status': 'started', 'migration': None}, outcome)
+        self.assertIn(f'DRS started cold migration (record not made yet) of '
+                      f'{self.instance}: h1 -> h2', log.output)
+        self.migration(self.instance, status='completed')
+        self.migration(self.instance, kind='migration', user='operator',
+                       status='confirmed')
+        self.later(5)
+        self.assertEqual([], self.executor.poll(timeout=60))
+        record = self.migration(self.instance, kind='migration')
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.set_status(record, 'error')
+        self.assertEqual(
+            [('r1', self.instance, {'migration': record.uuid,
+                                    'status': 'failed',
+                                    'error': 'migration ended error'})],
+            self.executor.poll(timeout=60))
+        self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_a_record_never_made_times_out(self):
+        self.written = False
+        self.executor.start('r1', self.move, self.cell)
+        self.later(60)
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.later(0.5)
+        self.assertEqual(
+            [('r1', self.instance,
+              {'migration': None, 'status': 'timed_out',
+               'error': 'still not created yet after 60s; Nova keeps '
+                        'driving it'})],
+            self.executor.poll(timeout=60))
+        self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_a_record_still_to_come_holds_no_other_move_back(self):
+        self.written = False
+        self.executor.start('r1', self.move, self.cell)
+        self.written = True
+        live = types.SimpleNamespace(
+            instance=self.add_instance(), source='h1', destination='h2',
+            migration=model.LIVE)
+        started = self.executor.start('r2', live, self.cell)
+        with nova_context.target_cell(self.ctxt, self.cell) as cctxt:
+            record = objects.Migration.get_by_uuid(cctxt,
+                                                   started['migration'])
+        self.set_status(record, 'completed')
+        self.assertEqual(
+            [('r2', live.instance, {'migration': record.uuid,
+                                    'status': 'completed',
+                                    'destination': 'h2'})],
+            self.executor.poll(timeout=60))
+
+    def test_a_finished_migration_of_drs_is_confirmed(self):
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.set_status(record, 'finished')
+        self.assertEqual(
+            [('r1', self.instance, {'migration': record.uuid,
+                                    'status': 'completed',
+                                    'destination': 'h2'})],
+            self.executor.poll(timeout=60))
+        [(ctx, uuid)] = self.confirms
+        self.assertEqual((self.instance, executor.DRS_USER),
+                         (uuid, ctx.user_id))
+
+    def test_a_confirmation_still_running_is_followed(self):
+        self.confirmed = 'confirming'
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.set_status(record, 'finished')
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.assertEqual(1, len(self.confirms))
+        self.set_status(record, 'confirmed')
+        [(_, _, outcome)] = self.executor.poll(timeout=60)
+        self.assertEqual('completed', outcome['status'])
+        self.assertEqual(1, len(self.confirms))
+
+    def test_a_failed_confirmation_is_tried_again_at_the_next_poll(self):
+        self.confirm_refusal = exception.ServiceUnavailable()
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.set_status(record, 'finished')
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.assertEqual(2, len(self.confirms))
+        self.confirm_refusal = None
+        [(_, _, outcome)] = self.executor.poll(timeout=60)
+        self.assertEqual(('completed', record.uuid),
+                         (outcome['status'], outcome['migration']))
+        self.assertEqual(3, len(self.confirms))
+
+    def test_an_unconfirmed_migration_times_out(self):
+        self.confirm_refusal = exception.ServiceUnavailable()
+        self.executor.start('r1', self.move, self.cell)
+        [record] = self.records()
+        self.set_status(record, 'finished')
+        self.later(61)
+        self.assertEqual(
+            [('r1', self.instance,
+              {'migration': record.uuid, 'status': 'timed_out',
+               'error': 'still finished after 61s; Nova keeps driving it'})],
+            self.executor.poll(timeout=60))
+
+    def test_a_finished_migration_not_started_by_drs_is_left_alone(self):
+        # Adopted, e.g. a record id from an older release's outcome.
+        # Keystone's user ids are hex, sorting before DRS's.
+        record = self.migration(
+            self.instance, user=uuidutils.generate_uuid(dashed=False),
+            kind='migration', status='finished')
+        self.executor.adopt('r0', self.instance, record.uuid, self.T0)
+        self.assertEqual([], self.executor.poll(timeout=60))
+        self.assertEqual([], self.confirms)
+        self.set_status(record, 'confirmed')
+        [(_, _, outcome)] = self.executor.poll(timeout=60)
+        self.assertEqual('completed', outcome['status'])
+
+    def test_adopt_starting_finds_a_cold_migration(self):
+        since = self.T0
+        self.later(5)
+        record = self.migration(self.instance, kind='migration')
+        self.assertEqual(
+            {'status': 'started', 'migration': record.uuid},
+            self.executor.adopt_starting('r0', self.instance, since))
+        self.set_status(record, 'finished')
+        [(_, _, outcome)] = self.executor.poll(timeout=60)
+        self.assertEqual(('completed', record.uuid),
+                         (outcome['status'], outcome['migration']))
+        self.assertEqual(1, len(self.confirms))
+
+    def test_adopt_starting_ignores_a_cold_migration_before_it(self):
+        self.migration(self.instance, kind='migration')
+        self.later(5)
+        self.assertEqual(
+            'not_started', self.executor.adopt_starting(
+                'r0', self.instance,
+                self.T0 + datetime.timedelta(seconds=1))['status'])
+        # An operator's since: not DRS's.
+        self.migration(self.instance, kind='migration', user='operator')
+        self.assertEqual(
+            'not_started', self.executor.adopt_starting(
+                'r0', self.instance,
+                self.T0 + datetime.timedelta(seconds=1))['status'])

@@ -101,6 +101,9 @@ class DashboardTest(testtools.TestCase):
         exported.hosts([{'host': 'h', 'cpu_percent': 1.0,
                          'ram_percent': 1.0, 'cpu_threshold': 80.0,
                          'counter': 0, 'violated': False}])
+        exported.maintenance([{'host': 'h', 'state': 'draining',
+                               'progress': {'instances': 1},
+                               'moves': {'completed': 1}}])
         names = {sample.name for family in exported.registry.collect()
                  for sample in family.samples}
         queried = {name for panel in dashboard['panels']
@@ -108,3 +111,92 @@ class DashboardTest(testtools.TestCase):
                    for name in re.findall(r'nova_drs_\w+', target['expr'])}
         self.assertTrue(queried)
         self.assertEqual(set(), queried - names)
+
+
+def drain_row(host, state, instances=None, progress=True, **moves):
+    """A ``Store.maintenance`` row as the leader's report left it."""
+    return {'host': host, 'state': state, 'reason': None,
+            'disabled_by_drs': True, 'requested_at': None,
+            'reported_at': None, 'updated_at': None,
+            'progress': ({'instances': instances} if instances is not None
+                         else {'planned': []}) if progress else None,
+            'moves': {'completed': 0, 'failed': 0, 'in_flight': 0,
+                      **moves}}
+
+
+class MaintenanceSeriesTest(testtools.TestCase):
+    """The three maintenance series, read from the registry."""
+
+    def setUp(self):
+        super().setUp()
+        self.telemetry = telemetry.Telemetry()
+
+    def value(self, name, **labels):
+        return self.telemetry.registry.get_sample_value(name, labels)
+
+    def hosts(self, state):
+        return self.value('nova_drs_maintenance_hosts', state=state)
+
+    def test_hosts_by_state_instances_left_and_moves(self):
+        self.telemetry.maintenance([
+            drain_row('m1', 'draining', 3, completed=2, in_flight=1),
+            drain_row('m2', 'draining', 0),
+            drain_row('m3', 'blocked', 1, failed=1)])
+        self.assertEqual((2.0, 0.0, 1.0), (
+            self.hosts('draining'), self.hosts('drained'),
+            self.hosts('blocked')))
+        self.assertEqual(
+            (3.0, 0.0, 1.0), tuple(self.value(
+                'nova_drs_maintenance_instances_left', host=host)
+                for host in ('m1', 'm2', 'm3')))
+        moves = {(host, status): self.value(
+            'nova_drs_maintenance_moves', host=host, status=status)
+            for host in ('m1', 'm3')
+            for status in ('completed', 'failed', 'in_flight')}
+        self.assertEqual({('m1', 'completed'): 2.0, ('m1', 'failed'): 0.0,
+                          ('m1', 'in_flight'): 1.0,
+                          ('m3', 'completed'): 0.0, ('m3', 'failed'): 1.0,
+                          ('m3', 'in_flight'): 0.0}, moves)
+
+    def test_no_count_until_the_leader_reports_one(self):
+        self.telemetry.maintenance([
+            drain_row('m1', 'draining', progress=False),
+            drain_row('m2', 'draining')])
+        self.assertEqual(2.0, self.hosts('draining'))
+        for host in ('m1', 'm2'):
+            self.assertIsNone(self.value(
+                'nova_drs_maintenance_instances_left', host=host))
+            self.assertEqual(0.0, self.value(
+                'nova_drs_maintenance_moves', host=host, status='completed'))
+
+    def test_each_report_replaces_the_last(self):
+        self.telemetry.maintenance([drain_row('m1', 'draining', 3,
+                                              completed=1),
+                                    drain_row('m2', 'drained', 0)])
+        self.telemetry.maintenance([drain_row('m2', 'drained', 0)])
+        self.assertEqual((0.0, 1.0), (self.hosts('draining'),
+                                      self.hosts('drained')))
+        self.assertIsNone(self.value('nova_drs_maintenance_instances_left',
+                                     host='m1'))
+        self.assertIsNone(self.value('nova_drs_maintenance_moves',
+                                     host='m1', status='completed'))
+        self.telemetry.maintenance([])
+        self.assertEqual((0.0, 0.0, 0.0), (
+            self.hosts('draining'), self.hosts('drained'),
+            self.hosts('blocked')))
+        self.assertIsNone(self.value('nova_drs_maintenance_instances_left',
+                                     host='m2'))
+
+    def test_cleared_when_no_longer_leader(self):
+        self.telemetry.leader(True)
+        self.telemetry.maintenance([drain_row('m1', 'blocked', 2, failed=1)])
+        self.telemetry.leader(True)
+        self.assertEqual(1.0, self.hosts('blocked'))
+        self.assertEqual(2.0, self.value(
+            'nova_drs_maintenance_instances_left', host='m1'))
+        self.telemetry.leader(False)
+        self.assertIsNone(self.hosts('blocked'))
+        self.assertIsNone(self.value('nova_drs_maintenance_instances_left',
+                                     host='m1'))
+        self.assertIsNone(self.value('nova_drs_maintenance_moves',
+                                     host='m1', status='failed'))

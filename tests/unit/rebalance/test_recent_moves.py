@@ -127,3 +127,44 @@ class NoReturnTest(testtools.TestCase):
 
     def test_none_when_disabled(self):
         self.assertEqual({}, state(move('a', rm.DONE, 0.5)).left)
+
+
+class KindsTest(testtools.TestCase):
+    """What blocks each instance, for a drain: it waits for a move in
+    flight, ignores a cooldown and reports a quarantine."""
+
+    def test_one_kind_per_blocked_instance(self):
+        result = state(move('a', rm.IN_FLIGHT, 5), move('b', rm.DONE, 5),
+                       move('c', rm.FAILED, 5), move('d', rm.DONE, 700),
+                       move('e', rm.FAILED, 5, by_drs=False),
+                       move('f', 'reverted', 5))
+        self.assertEqual({'a': rm.IN_FLIGHT, 'b': rm.COOLDOWN,
+                          'c': rm.QUARANTINE}, result.kinds)
+        self.assertEqual(sorted(result.blocked), sorted(result.kinds))
+
+    def test_kinds_are_distinct(self):
+        self.assertEqual(3, len({rm.IN_FLIGHT, rm.COOLDOWN, rm.QUARANTINE}))
+
+    def test_a_move_in_flight_wins_over_a_newer_record(self):
+        # Completed 10 s ago (cooldown), yet a move started 100 s ago is
+        # still in flight: the drain waits for it.
+        result = state(move('a', rm.DONE, 10), move('a', rm.IN_FLIGHT, 100))
+        self.assertEqual({'a': rm.IN_FLIGHT}, result.kinds)
+        result = state(move('a', rm.FAILED, 10), move('a', rm.IN_FLIGHT, 100))
+        self.assertEqual({'a': rm.IN_FLIGHT}, result.kinds)
+
+    def test_the_newest_blocking_record_gives_the_kind(self):
+        self.assertEqual({'a': rm.COOLDOWN}, state(
+            move('a', rm.FAILED, 300), move('a', rm.DONE, 30)).kinds)
+        self.assertEqual({'a': rm.QUARANTINE}, state(
+            move('a', rm.DONE, 500), move('a', rm.FAILED, 50)).kinds)
+        # A cooldown over, a quarantine still on: quarantined.
+        self.assertEqual({'a': rm.QUARANTINE}, state(
+            move('a', rm.DONE, 30), move('a', rm.FAILED, 300),
+            cooldown=10).kinds)
+
+    def test_nothing_blocking_is_no_kind(self):
+        self.assertEqual({}, state(move('a', rm.DONE, 600),
+                                   move('b', rm.FAILED, 3600),
+                                   no_return=7200).kinds)
+        self.assertEqual({}, state().kinds)

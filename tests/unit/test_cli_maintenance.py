@@ -1,0 +1,498 @@
+"""``nova-drs maintenance``: waiting for a drain and showing where drains
+stand, from the rows ``Store.maintenance`` returns (a fake store here)."""
+
+import contextlib
+import datetime
+import io
+import json
+import types
+
+import fixtures
+import testtools
+from oslo_db import exception as db_exc
+from oslo_utils import fixture as utils_fixture
+
+from nova_drs_scheduler import cli
+from nova_drs_scheduler.cli import db
+from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import maintenance
+from nova_drs_scheduler.db import store as db_store
+
+NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)
+INTERVAL = 60
+CONF = types.SimpleNamespace(drs=types.SimpleNamespace(
+    rebalance_interval=INTERVAL))
+UUID_A = '3f0c2a1b-0000-4000-8000-000000000001'
+UUID_B = '9a8b7c6d-0000-4000-8000-000000000002'
+
+
+def ago(seconds):
+    return NOW - datetime.timedelta(seconds=seconds)
+
+
+class Flushed(io.StringIO):
+    """stdout that keeps what had been written at each flush."""
+
+    def __init__(self):
+        super().__init__()
+        self.flushed = []
+
+    def flush(self):
+        self.flushed.append(self.getvalue())
+        super().flush()
+
+
+def row(host='m1', state='draining', instances=3, completed=0, failed=0,
+        in_flight=0, requested=600, reported=10, blockers=(), waiting=(),
+        progress=True, reason='kernel update', disabled_by_drs=True):
+    """A row shaped as ``Store.maintenance`` returns it."""
+    return {
+        # As read from the database: equal to the constants, not them.
+        'host': host, 'reason': reason, 'state': ''.join(list(state)),
+        'disabled_by_drs': disabled_by_drs, 'requested_at': ago(requested),
+        'updated_at': ago(reported or 0),
+        'reported_at': None if reported is None else ago(reported),
+        'progress': {
+            'instances': instances, 'planned': [],
+            'waiting': list(waiting), 'blockers': list(blockers),
+            'record': 'r1'} if progress else None,
+        'moves': {'completed': completed, 'failed': failed,
+                  'in_flight': in_flight}}
+
+
+def blocker(uuid, name, reason):
+    return {'instance': uuid, 'name': name, 'rule': 'blocked',
+            'reason': reason}
+
+
+class FakeStore:
+    """``maintenance(host)`` answers from a script: one list of rows per
+    call (the last one repeated), or raises it when an exception."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.asked = []
+        self.closed = False
+
+    def maintenance(self, host=None):
+        self.asked.append(host)
+        answer = self.answers.pop(0) if len(self.answers) > 1 \
+            else self.answers[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return [r for r in answer if host is None or r['host'] == host]
+
+    def close(self):
+        self.closed = True
+
+
+class Clock:
+    """A monotonic clock the fake sleep advances."""
+
+    def __init__(self, start=1000.0):
+        self.now = start
+        self.sleeps = []
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+class CLITestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(utils_fixture.TimeFixture(NOW))
+        self.stdout = Flushed()
+        stack = contextlib.ExitStack()
+        stack.enter_context(contextlib.redirect_stdout(self.stdout))
+        self.addCleanup(stack.close)
+
+    def lines(self):
+        return self.stdout.getvalue().splitlines()
+
+
+class WaitTest(CLITestCase):
+
+    def wait(self, store, timeout=3600.0, clock=None):
+        clock = clock or Clock()
+        return maintenance.wait(None, store, 'm1', timeout, CONF,
+                                clock=clock, sleep=clock.sleep)
+
+    def test_drained_is_ok_and_each_change_is_printed_once(self):
+        clock = Clock()
+        store = FakeStore([row(instances=3)], [row(instances=3)],
+                          [row(instances=2, completed=1)],
+                          [row(state='drained', instances=0, completed=3)])
+        self.assertEqual(errors.OK, self.wait(store, clock=clock))
+        self.assertEqual([
+            'm1: draining, 3 instance(s) left, 0 in flight, 0 completed, '
+            '0 failed, time left -',
+            'm1: draining, 2 instance(s) left, 0 in flight, 1 completed, '
+            '0 failed, time left 20m00s',
+            'm1: drained, 0 instance(s) left, 0 in flight, 3 completed, '
+            '0 failed, time left 0s'], self.lines())
+        self.assertEqual(['m1'] * 4, store.asked)
+        self.assertEqual([maintenance.POLL_SECONDS] * 3, clock.sleeps)
+
+    def test_each_line_is_flushed_as_printed(self):
+        # ``--wait`` piped to a log shows each line when it happens.
+        store = FakeStore([row()], [row(state='blocked', instances=1,
+                                        blockers=[blocker(UUID_A, 'web',
+                                                          'opted out')])])
+        self.assertRaises(errors.CLIError, self.wait, store)
+        lines = self.stdout.getvalue().splitlines(keepends=True)
+        self.assertEqual(3, len(lines))
+        for count in (1, 2, 3):
+            self.assertIn(''.join(lines[:count]), self.stdout.flushed)
+
+    def test_already_drained_returns_at_once(self):
+        clock = Clock()
+        store = FakeStore([row(state='drained', instances=0)])
+        self.assertEqual(errors.OK, self.wait(store, timeout=0.5,
+                                              clock=clock))
+        self.assertEqual([], clock.sleeps)
+
+    def test_blocked_lists_the_blockers_and_exits_6(self):
+        store = FakeStore([row(state='blocked', instances=2, blockers=[
+            blocker(UUID_A, 'web', 'opted out: instance metadata'),
+            blocker(UUID_B, '', 'no-destination')])])
+        error = self.assertRaises(errors.CLIError, self.wait, store)
+        self.assertEqual(errors.BLOCKED, error.code)
+        self.assertEqual(6, error.code)
+        self.assertEqual(
+            'the drain of m1 is blocked: 2 instance(s) cannot leave (listed '
+            'above); act on them, then run this again', str(error))
+        self.assertEqual([
+            '  blocked by 3f0c2a1b web: opted out: instance metadata',
+            '  blocked by 9a8b7c6d: no-destination'], self.lines()[1:])
+
+    def test_blocked_even_past_the_deadline(self):
+        clock = Clock()
+        store = FakeStore([row()], [row(state='blocked', instances=1)])
+        error = self.assertRaises(errors.CLIError, self.wait, store,
+                                  timeout=1.0, clock=clock)
+        self.assertEqual(errors.BLOCKED, error.code)
+        self.assertEqual([1.0], clock.sleeps)
+
+    def test_times_out_at_the_deadline_with_the_instances_left(self):
+        clock = Clock()
+        store = FakeStore([row(instances=4)])
+        error = self.assertRaises(errors.CLIError, self.wait, store,
+                                  timeout=12.0, clock=clock)
+        self.assertEqual(errors.TIMED_OUT, error.code)
+        self.assertEqual(7, error.code)
+        self.assertEqual('m1 not drained within 12 s (4 instance(s) left); '
+                         'the drain goes on', str(error))
+        # Polls every 5 s, the last sleep only up to the deadline, which
+        # ends the wait once reached.
+        self.assertEqual([5.0, 5.0, 2.0], clock.sleeps)
+        self.assertEqual(4, len(store.asked))
+        self.assertEqual(1, len(self.lines()))
+
+    def test_never_sleeps_a_negative_time(self):
+        class Late(Clock):
+            """Time passes between the deadline check and the sleep."""
+
+            def __call__(self):
+                self.now += 3.0
+                return self.now
+
+        clock = Late()
+        store = FakeStore([row()])
+        error = self.assertRaises(errors.CLIError, self.wait, store,
+                                  timeout=7.0, clock=clock)
+        self.assertEqual(errors.TIMED_OUT, error.code)
+        # Deadline 1010: checked at 1006, slept up to 1010 - 1009; checked
+        # at 1013 after 1 s, past it.
+        self.assertEqual([1.0], clock.sleeps)
+        clock = Late()
+        self.assertRaises(errors.CLIError, self.wait, store, timeout=4.0,
+                          clock=clock)
+        # Deadline 1007: checked at 1006, 1009 when sleeping: none.
+        self.assertEqual([0.0], clock.sleeps)
+
+    def test_a_host_that_left_maintenance_is_a_usage_error(self):
+        store = FakeStore([row()], [])
+        error = self.assertRaises(errors.CLIError, self.wait, store)
+        self.assertEqual(errors.USAGE, error.code)
+        self.assertEqual('host m1 left maintenance while waiting',
+                         str(error))
+
+    def test_database_errors(self):
+        error = self.assertRaises(errors.CLIError, self.wait, FakeStore(
+            db_exc.DBError('gone')))
+        self.assertEqual(errors.CLOUD, error.code)
+        self.assertIn('cannot use the DRS database: gone', str(error))
+        error = self.assertRaises(errors.CLIError, self.wait, FakeStore(
+            db_store.NotFoundError('no such host')))
+        self.assertEqual((errors.USAGE, 'no such host'),
+                         (error.code, str(error)))
+
+
+class SummaryTest(CLITestCase):
+
+    def test_a_stored_row_as_status_shows_it(self):
+        waiting = [blocker(UUID_B, 'db', 'migrating m1 -> a')]
+        blockers = [blocker(UUID_A, 'web', 'opted out')]
+        self.assertEqual({
+            'host': 'm1', 'state': 'draining', 'reason': 'kernel update',
+            'requested_at': ago(600), 'reported_at': ago(10),
+            'instances': 3, 'moves': {'completed': 2, 'failed': 1,
+                                      'in_flight': 1},
+            # 600 s for 2 moves, 3 left.
+            'time_left_seconds': 900.0,
+            'waiting': waiting, 'blockers': blockers,
+            'service_reenabled_on_exit': False, 'leader_silent': False},
+            maintenance.summary(row(completed=2, failed=1, in_flight=1,
+                                    waiting=waiting, blockers=blockers,
+                                    disabled_by_drs=False), CONF))
+
+    def test_before_the_first_report(self):
+        summary = maintenance.summary(row(progress=False, reported=None,
+                                          reason=None), CONF)
+        self.assertEqual(
+            (None, [], [], None, True, True, None),
+            (summary['instances'], summary['waiting'], summary['blockers'],
+             summary['time_left_seconds'], summary['leader_silent'],
+             summary['service_reenabled_on_exit'], summary['reason']))
+
+    def test_leader_silent_after_three_intervals_without_a_report(self):
+        def silent(seconds):
+            return maintenance.summary(row(reported=seconds),
+                                       CONF)['leader_silent']
+
+        self.assertEqual(3, maintenance.SILENT_PERIODS)
+        self.assertFalse(silent(3 * INTERVAL))
+        self.assertTrue(silent(3 * INTERVAL + 0.5))
+        self.assertFalse(silent(0))
+
+
+class ProgressLineTest(CLITestCase):
+
+    def summary(self, **kwargs):
+        return maintenance.summary(row(**kwargs), CONF)
+
+    def test_counts_and_time_left(self):
+        self.assertEqual(
+            'm1: blocked, 1 instance(s) left, 2 in flight, 3 completed, '
+            '4 failed, time left 3m20s',
+            maintenance._progress_line(self.summary(
+                state='blocked', instances=1, in_flight=2, completed=3,
+                failed=4)))
+
+    def test_unknown_count_and_a_silent_leader(self):
+        self.assertEqual(
+            'm1: draining, ? instance(s) left, 0 in flight, 0 completed, '
+            '0 failed, time left - (no report from a leading scheduler '
+            'yet)', maintenance._progress_line(self.summary(
+                progress=False, reported=None)))
+
+    def test_durations(self):
+        self.assertEqual(
+            ['-', '0s', '5s', '59s', '1m00s', '1m00s', '2m05s', '60m00s'],
+            [maintenance._duration(s)
+             for s in (None, 0, 5, 59.4, 59.6, 60, 125, 3600)])
+
+
+class StatusTest(CLITestCase):
+
+    def status(self, store, host=None, json_output=False):
+        self.useFixture(fixtures.MockPatchObject(
+            db, 'open_store', return_value=store))
+        args = types.SimpleNamespace(host=host, json=json_output)
+        return maintenance.status_(args, CONF)
+
+    def test_table_of_hosts_and_blockers(self):
+        store = FakeStore([
+            # Times to the microsecond, shown to the second.
+            row('m1', 'blocked', instances=2, completed=1, failed=2,
+                in_flight=0, requested=600.25, reported=600.5, blockers=[
+                    blocker(UUID_A, 'web', 'opted out')]),
+            row('m2', 'drained', instances=0, completed=5, reported=None,
+                reason=None)])
+        self.assertEqual(errors.OK, self.status(store))
+        self.assertTrue(store.closed)
+        self.assertEqual([None], store.asked)
+        lines = self.lines()
+        self.assertEqual('Hosts in maintenance', lines[0])
+        self.assertEqual(
+            ['host', 'state', 'left', 'in', 'flight', 'completed', 'failed',
+             'time', 'left', 'since', 'last', 'report', 'reason'],
+            lines[1].split())
+        self.assertEqual(
+            ['m1', 'blocked', '2', '0', '1', '2', '20m00s', '2026-11-01',
+             '11:49:59', '2026-11-01', '11:49:59', '(silent)', 'kernel',
+             'update'], lines[3].split())
+        self.assertEqual(
+            ['m2', 'drained', '0', '0', '5', '0', '0s', '2026-11-01',
+             '11:50:00', 'none', 'yet'], lines[4].split())
+        blocking = lines.index('Blocking instances')
+        self.assertEqual(['m1', '3f0c2a1b', 'web', 'opted', 'out'],
+                         lines[blocking + 3].split())
+
+    def test_a_report_within_the_intervals_is_not_silent(self):
+        store = FakeStore([row('m1', instances=None, reported=30)])
+        self.assertEqual(errors.OK, self.status(store, 'm1'))
+        self.assertEqual(['m1'], store.asked)
+        hosts = self.lines()[3].split()
+        self.assertEqual(['m1', 'draining', '?'], hosts[:3])
+        self.assertEqual(['2026-11-01', '11:59:30', 'kernel', 'update'],
+                         hosts[-4:])
+        self.assertIn('(none)', self.lines())
+
+    def test_json(self):
+        store = FakeStore([row('m1', instances=1, completed=1)])
+        self.assertEqual(errors.OK, self.status(store, json_output=True))
+        [found] = json.loads(self.stdout.getvalue())
+        self.assertEqual(('m1', 1, 600.0, False),
+                         (found['host'], found['instances'],
+                          found['time_left_seconds'],
+                          found['leader_silent']))
+
+    def test_a_host_not_in_maintenance(self):
+        store = FakeStore([row('m1')])
+        error = self.assertRaises(errors.CLIError, self.status, store, 'm2')
+        self.assertEqual((errors.USAGE, 'host m2 is not in maintenance'),
+                         (error.code, str(error)))
+        self.assertTrue(store.closed)
+
+    def test_no_host_in_maintenance(self):
+        self.assertEqual(errors.OK, self.status(FakeStore([])))
+        self.assertEqual(['Hosts in maintenance', '(none)', '',
+                          'Blocking instances', '(none)', ''], self.lines())
+
+    def test_store_closed_after_a_database_error(self):
+        store = FakeStore(db_exc.DBError('gone'))
+        error = self.assertRaises(errors.CLIError, self.status, store)
+        self.assertEqual(errors.CLOUD, error.code)
+        self.assertTrue(store.closed)
+
+
+class ParserTest(testtools.TestCase):
+
+    def parse(self, *argv):
+        return cli.build_parser().parse_args(['maintenance', *argv])
+
+    def refused(self, *argv):
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            error = self.assertRaises(SystemExit, self.parse, *argv)
+        self.assertEqual(errors.USAGE, error.code)
+        return stderr.getvalue()
+
+    def test_actions_and_their_handlers(self):
+        args = self.parse('enter', 'h1')
+        self.assertEqual(
+            ('maintenance', maintenance.enter_, 'h1', None, False, 3600.0),
+            (args.command, args.handler, args.host, args.reason, args.wait,
+             args.timeout))
+        args = self.parse('enter', 'h1', '--reason', 'bios', '--wait',
+                          '--timeout', '0.5')
+        self.assertEqual(('bios', True, 0.5),
+                         (args.reason, args.wait, args.timeout))
+        self.assertEqual((maintenance.exit_, 'h1'), (
+            self.parse('exit', 'h1').handler, self.parse('exit', 'h1').host))
+        args = self.parse('status')
+        self.assertEqual((maintenance.status_, None), (args.handler,
+                                                       args.host))
+        self.assertEqual('h1', self.parse('status', 'h1').host)
+
+    def test_an_action_is_required(self):
+        self.assertIn('required', self.refused())
+
+    def test_timeout_above_zero(self):
+        self.assertIn('--timeout', self.refused('enter', 'h1', '--timeout',
+                                                '0'))
+
+    def test_json_at_each_level_nova_conf_after_the_action(self):
+        self.assertTrue(self.parse('--json', 'status').json)
+        self.assertTrue(self.parse('status', '--json').json)
+        self.assertEqual(['/etc/x.conf'], self.parse(
+            'status', '--config-file', '/etc/x.conf').config_file)
+        self.refused('--config-file', '/etc/x.conf', 'status')
+
+
+class EnterExitTest(CLITestCase):
+    """``enter`` and ``exit`` with Nova's side replaced
+    (``rebalance.maintenance``, tested in the functional tests)."""
+
+    def setUp(self):
+        super().setUp()
+        from nova_drs_scheduler.rebalance import maintenance as requests
+        self.requests = requests
+        self.store = FakeStore([row(state='drained', instances=0)])
+        self.useFixture(fixtures.MockPatchObject(
+            db, 'open_store', return_value=self.store))
+
+    def run_action(self, handler, action, result=None, error=None,
+                   **options):
+        self.useFixture(fixtures.MockPatchObject(
+            self.requests, action, return_value=result, side_effect=error))
+        args = types.SimpleNamespace(**{'json': False, 'host': 'm1',
+                                        **options})
+        try:
+            return handler(args, CONF)
+        finally:
+            self.assertTrue(self.store.closed)
+
+    def enter(self, **options):
+        result = {'host': 'm1', 'state': 'draining',
+                  'service_disabled_reason': 'nova-drs: maintenance: bios'}
+        return self.run_action(maintenance.enter_, 'enter', result,
+                               reason='bios', **options)
+
+    def test_enter_says_where_to_follow_it(self):
+        self.assertEqual(errors.OK, self.enter(wait=False, timeout=1.0))
+        self.assertEqual(
+            ['m1', 'draining', 'disabled', '(nova-drs:', 'maintenance:',
+             'bios)'], self.lines()[2].split())
+        self.assertEqual('The leading scheduler drains it from its next '
+                         'period: nova-drs maintenance status m1',
+                         self.lines()[-1])
+        self.requests.enter.assert_called_once_with(self.store, 'm1',
+                                                    'bios')
+
+    def test_enter_in_json_prints_the_row_only(self):
+        self.assertEqual(errors.OK, self.enter(wait=False, timeout=1.0,
+                                               json=True))
+        self.assertEqual('draining',
+                         json.loads(self.stdout.getvalue())['state'])
+
+    def test_enter_and_wait(self):
+        self.assertEqual(errors.OK, self.enter(wait=True, timeout=1.0))
+        self.assertEqual(['m1'], self.store.asked)
+        self.assertEqual(['m1: drained, 0 instance(s) left, 0 in flight, 0 '
+                          'completed, 0 failed, time left -'], self.lines())
+
+    def test_refusals(self):
+        from nova import exception
+        for error, code, text in (
+                (self.requests.UnknownHostError('no host m1'),
+                 errors.USAGE, 'no host m1'),
+                (db_store.NotFoundError('m1 not in maintenance'),
+                 errors.USAGE, 'm1 not in maintenance'),
+                (exception.ServiceNotFound(service_id='m1'), errors.CLOUD,
+                 'Nova refused the service update: Service m1 could not '
+                 'be found.')):
+            found = self.assertRaises(
+                errors.CLIError, self.run_action, maintenance.exit_,
+                'exit', error=error)
+            self.assertEqual((code, text), (found.code, str(found)))
+
+    def test_exit_says_what_became_of_the_service(self):
+        for enabled, disabled, text in (
+                (True, False, 'enabled again'),
+                (False, True, 'left disabled (not disabled by nova-drs)'),
+                (False, False, 'enabled')):
+            self.stdout.seek(0)
+            self.stdout.truncate()
+            self.assertEqual(errors.OK, self.run_action(
+                maintenance.exit_, 'exit',
+                {'host': 'm1', 'enabled': enabled,
+                 'service_disabled': disabled}))
+            self.assertEqual(['m1', 'ended'] + text.split(),
+                             self.lines()[2].split())
