@@ -54,7 +54,8 @@ _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
     'test_background', 'test_owner_trait')]
 _PLANNER_TESTS = [_REBALANCE + name for name in (
     'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
-    'test_cost', 'test_policies', 'test_deviation', 'test_leveling')]
+    'test_cost', 'test_policies', 'test_deviation', 'test_leveling',
+    'test_drain')]
 
 #: Module (relative to the package) -> the unit tests that pin it.
 MODULES = {
@@ -79,11 +80,13 @@ MODULES = {
     'rebalance/candidates.py': ['tests.unit.live.test_candidates'],
     'rebalance/sources/nova.py': ['tests.unit.live.test_nova_source'],
     'rebalance/live.py': ['tests.unit.live.test_live',
-                          'tests.unit.live.test_read_instances'],
+                          'tests.unit.live.test_read_instances',
+                          'tests.unit.live.test_drain_blocked'],
     'rebalance/aggregate_settings.py': [
         'tests.unit.live.test_aggregate_settings'],
     'rebalance/executor.py': ['tests.unit.live.test_executor',
                               _REBALANCE + 'test_no_return'],
+    'rebalance/drain.py': [_REBALANCE + 'test_drain_state'],
     'rebalance/recent_moves.py': [
         _REBALANCE + 'test_recent_moves', _REBALANCE + 'test_no_return',
         'tests.unit.live.test_executor.MigrationStateTest'],
@@ -96,6 +99,7 @@ MODULES = {
         'tests.unit.live.test_rebalancer',
         'tests.unit.test_pacing.PeriodBudgetTest',
         'tests.unit.live.test_deadline.NotRelievedTest'],
+    'cli/maintenance.py': ['tests.unit.test_cli_maintenance'],
     'pacing.py': ['tests.unit.test_pacing',
                   _HOST_MANAGER + 'test_background.GivingWayTest'],
     'deadline.py': ['tests.unit.live.test_deadline',
