@@ -481,6 +481,8 @@ class _Planner:
 
     def _removal(self, source, instance) -> base.Removal:
         cpu, ram = self.cpu[source.name], self.ram[source.name]
+        if cpu is None:  # A host in maintenance empties, sampled or not.
+            cpu = 0.0
         cpu_after = max(cpu - 100.0 * instance.cpu_cores / source.vcpus, 0.0)
         ram_after = None if ram is None else max(
             ram - 100.0 * instance.memory_mb / source.memory_mb, 0.0)

@@ -404,7 +404,10 @@ class Rebalancer:
 def unmeasured(snapshot: model.Snapshot, late) -> model.Snapshot:
     """The snapshot with the instances of ``late`` hosts blocked, so those
     hosts are not relieved on loads that were not measured (approved
-    recommendations, an operator's choice, are already reserved)."""
+    recommendations, an operator's choice, are already reserved).  A host
+    in maintenance empties whatever its instances' loads: they keep their
+    vCPU shares of its load (``live.fallback_loads``)."""
+    late = {host for host in late if not snapshot.hosts[host].draining}
     if not late:
         return snapshot
     return dataclasses.replace(snapshot, instances=[

@@ -105,7 +105,8 @@ def reserve(snapshot: model.Snapshot,
         for host in (move.source, move.destination):
             busy[host] = busy.get(host, 0) + 1
     moved = {move.instance for _ident, move in moves}
-    instances = [dataclasses.replace(inst, blocked='approved move starting')
+    instances = [dataclasses.replace(inst, blocked='approved move starting',
+                                     transient=True)
                  if inst.uuid in moved else inst
                  for inst in snapshot.instances]
     return dataclasses.replace(

@@ -2,7 +2,6 @@
 holds each back, whether that passes by itself, and how it moves."""
 
 import datetime
-import unittest
 from unittest import mock
 
 import testtools
@@ -283,20 +282,12 @@ class HeldForThePeriodTest(testtools.TestCase):
     def test_free_instance_drains(self):
         self.assertEqual(drain.DRAINING, self.drain_state(self.snapshot()))
 
-    @unittest.expectedFailure
     def test_a_late_measurement_is_waited_for(self):
-        # KNOWN BUG (rebalancer.unmeasured): the instances of a host whose
-        # CPU was not measured in time are blocked without ``transient``,
-        # so a draining host's become blockers and its drain is reported
-        # blocked for the period.
+        # A draining host's instances keep their vCPU shares: not held.
         snapshot = rebalancer.unmeasured(self.snapshot(), {'m'})
         self.assertEqual(drain.DRAINING, self.drain_state(snapshot))
 
-    @unittest.expectedFailure
     def test_an_approved_move_starting_is_waited_for(self):
-        # KNOWN BUG (recommendations.reserve): an instance whose approved
-        # move starts this period is blocked without ``transient``, so on
-        # a draining host it is reported as a blocker.
         move = model.Move(instance='i1', source='m', destination='a',
                           reason='approved', expected={})
         snapshot = recommendations.reserve(self.snapshot(), [(1, move)])
