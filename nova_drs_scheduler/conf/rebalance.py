@@ -180,7 +180,7 @@ OPTS = [
              'period.'),
     cfg.IntOpt(
         'drain_max_concurrent_migrations_per_host',
-        default=2,
+        default=4,
         min=1,
         help='Maximum number of migrations in flight off a host in '
              'maintenance (``nova-drs maintenance enter``), counting those '

@@ -12,6 +12,13 @@ A request that still finds a cell's rows older than ``max_staleness`` (the
 background refresh is late, failed or disabled) reads the changes itself
 first: the staleness bound holds whatever the refresher does.
 
+One thing is read at every request all the same: which nova-compute
+services are disabled or forced down, a query per cell that returns those
+few rows (``rows.service_flags``). A host disabled through Nova's API is
+therefore left out by every request that starts after the API call
+returned, in every scheduler process, and an enabled one is back at once;
+the cached rows get the flags read (``snapshot.overlay_flags``).
+
 Stock Nova re-reads the rows at each request, so it sees the instances the
 computes claimed since the previous one.  Cached rows do not, so the host
 manager remembers what this scheduler placed on each compute node (the
@@ -40,6 +47,7 @@ from nova_drs_scheduler import pacing
 from nova_drs_scheduler.conf import host_cache as host_cache_conf
 from nova_drs_scheduler.host_manager import filtering
 from nova_drs_scheduler.host_manager import freezing
+from nova_drs_scheduler.host_manager import rows
 from nova_drs_scheduler.host_manager import snapshot as snapshot_mod
 from nova_drs_scheduler.host_manager import state
 from nova_drs_scheduler.host_manager import weighing
@@ -121,6 +129,9 @@ class CachingHostManager(host_manager.HostManager):
         #: Providers placement returned that the cached rows lacked, once
         #: a refresh started after they were returned has looked for them.
         self._looked_up: set[str] = set()
+        #: Cell uuid -> {host: Overlay}: the cached services whose flags
+        #: the latest request found changed, reused by the next ones.
+        self._overlays: dict[str, dict[str, snapshot_mod.Overlay]] = {}
         super().__init__()
         # Same results as Nova's handlers, minus per-host overheads.
         self.filter_handler = filtering.FilterHandler()
@@ -135,6 +146,7 @@ class CachingHostManager(host_manager.HostManager):
         self._generation += 1
         self._snapshots = {}
         self._looked_up = set()
+        self._overlays = {}
         with self._placed_lock:
             self._placed = {}
 
@@ -320,18 +332,65 @@ class CachingHostManager(host_manager.HostManager):
                 context, cells,
                 0.0 if new else self._max_age(unknown_nodes=True))
             self._looked_up |= new
+        entries = {}
+        for cell_uuid, snap in snapshots.items():
+            if compute_uuids is None:
+                entries[cell_uuid] = list(snap.nodes.values())
+            else:
+                entries[cell_uuid] = [snap.nodes[uuid]
+                                      for uuid in compute_uuids
+                                      if uuid in snap.nodes]
+        # Whatever the age of the rows, the flags as they are now.
+        overlays = self._current_flags(
+            context, [c for c in cells if entries.get(c.uuid)], snapshots)
         compute_nodes = {}
         services = {}
         for cell_uuid, snap in snapshots.items():
-            if compute_uuids is None:
-                entries = snap.nodes.values()
+            if cell_uuid not in overlays:
+                if entries[cell_uuid]:
+                    continue  # Its flags could not be read.
+                compute_nodes[cell_uuid] = []
             else:
-                entries = [snap.nodes[uuid] for uuid in compute_uuids
-                           if uuid in snap.nodes]
-            compute_nodes[cell_uuid] = [entry.compute for entry in entries]
+                compute_nodes[cell_uuid] = [
+                    entry.compute for entry in entries[cell_uuid]]
             services.update((host, entry.service)
                             for host, entry in snap.services.items())
+            services.update(
+                (host, overlay.current.service)
+                for host, overlay in overlays.get(cell_uuid, {}).items())
         return compute_nodes, services
+
+    def _read_flags(self, cctxt: Any, snapshots: dict) -> list:
+        snap = snapshots[cctxt.cell_uuid]
+        return rows.service_flags(cctxt, snap.flagged)
+
+    def _current_flags(self, context: Any, cells: list,
+                       snapshots: dict) -> dict:
+        """``{cell_uuid: {host: Overlay}}`` for ``cells``: the services
+        whose disabled or forced-down flags now differ from the cached
+        rows', from one query per cell, the cells read in parallel.
+
+        A cell whose flags cannot be read is left out: its hosts are not
+        used, as stock Nova does not use the hosts of a cell it cannot
+        read, rather than used on flags that may be out of date.
+        """
+        if not cells:
+            return {}
+        results = context_module.scatter_gather_cells(
+            context, cells, context_module.CELL_TIMEOUT, self._read_flags,
+            snapshots)
+        overlays = {}
+        for cell_uuid, result in results.items():
+            if context_module.is_cell_failure_sentinel(result):
+                LOG.warning('Failed to read the disabled and forced-down '
+                            'compute services of cell %s: its hosts are '
+                            'not used for this request', cell_uuid)
+                continue
+            overlays[cell_uuid] = snapshot_mod.overlay_flags(
+                snapshots[cell_uuid], result,
+                self._overlays.get(cell_uuid))
+            self._overlays[cell_uuid] = overlays[cell_uuid]
+        return overlays
 
     def min_compute_version(self) -> int | None:
         """What ``get_minimum_version_all_cells(['nova-compute'])`` would
@@ -404,7 +463,13 @@ class CachingHostManager(host_manager.HostManager):
         if cached is not None and cached.service is service:
             view = cached.view
         else:
-            view = snapshot_mod.service_view(service)
+            # The service with the flags this request read, most likely.
+            overlay = (self._overlays.get(snap.cell_uuid, {}).get(node.host)
+                       if snap else None)
+            if overlay is not None and overlay.current.service is service:
+                view = overlay.current.view
+            else:
+                view = snapshot_mod.service_view(service)
         fork = node.template.fork(
             view, self._get_aggregates_info(node.host),
             self._instances_on(context, snap, node),

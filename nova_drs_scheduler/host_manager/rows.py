@@ -9,6 +9,10 @@ are compared and dropped; building an ORM object for each cost more than
 the query itself at 10000 compute nodes. Nova
 soft-deletes compute nodes, services and instances and stamps
 ``deleted_at``; a heartbeat or a resource report stamps ``updated_at``.
+
+``service_flags`` is the one read made at every request: the columns
+that decide whether a host may be chosen at all, of the few services
+that are disabled or forced down.
 """
 
 import collections
@@ -23,6 +27,11 @@ COMPUTE_BINARY = 'nova-compute'
 
 Changes = collections.namedtuple(
     'Changes', ['compute_nodes', 'services', 'instances'])
+
+#: The columns of ``services`` read at every request, in this order after
+#: ``host``: what Nova's API writes to take a host out of scheduling or
+#: back (``PUT /os-services``), and what ``ComputeFilter`` reads of them.
+FLAG_COLUMNS = ('disabled', 'disabled_reason', 'forced_down')
 
 
 def _changed(statement: Any, table: Any, since: datetime.datetime | None,
@@ -74,3 +83,29 @@ def read_changes(context: Any, since: datetime.datetime | None,
     return Changes(_compute_nodes(context, since, node_uuids),
                    _compute_services(context, since),
                    _instance_locations(context, since))
+
+
+@main_db_api.pick_context_manager_reader
+def service_flags(context: Any, hosts: frozenset = frozenset()) -> list:
+    """``(host, disabled, disabled_reason, forced_down)`` of the live
+    ``nova-compute`` services of the cell targeted by ``context`` that are
+    disabled or forced down, and of those on ``hosts`` whatever their
+    flags.
+
+    The database filters: a cloud has few such services, so the read
+    transfers a few rows however many hosts there are (it does scan the
+    table: no index covers these columns). ``hosts`` are those the cache
+    holds as disabled or forced down: a row of theirs that comes back
+    with both flags off was enabled; one that does not come back was
+    deleted. Read from the writer database (not a replica), so that a
+    change committed before the read is in it.
+    """
+    table = models.Service.__table__
+    flagged = sa.or_(table.c.disabled, table.c.forced_down)
+    if hosts:
+        flagged = sa.or_(flagged, table.c.host.in_(sorted(hosts)))
+    columns = [getattr(table.c, column) for column in FLAG_COLUMNS]
+    return context.session.execute(
+        sa.select(table.c.host, *columns).where(
+            table.c.binary == COMPUTE_BINARY, table.c.deleted == 0,
+            flagged)).all()

@@ -53,6 +53,12 @@ class ServiceEntry:
     def row_id(self) -> int:
         return self.service.id
 
+    @property
+    def flags(self) -> tuple:
+        """The ``rows.FLAG_COLUMNS`` values of this entry."""
+        data = self.view.data
+        return tuple(data[column] for column in rows.FLAG_COLUMNS)
+
 
 @dataclasses.dataclass(frozen=True)
 class CellSnapshot:
@@ -76,6 +82,8 @@ class CellSnapshot:
     #: complete yet (no resources reported): read again at every refresh
     #: until they are, whatever their timestamps say.
     incomplete: frozenset = frozenset()
+    #: Host names whose service row here is disabled or forced down.
+    flagged: frozenset = frozenset()
 
     @functools.cached_property
     def by_compute_object(self) -> Mapping[int, NodeEntry]:
@@ -196,6 +204,64 @@ def service_view(service: Any, previous: ServiceEntry | None = None,
     values = dict(previous.view.data)
     values.update((field, service[field]) for field in changed)
     return nova_host_manager.ReadOnlyDict(values)
+
+
+def with_flags(entry: ServiceEntry, flags: tuple) -> ServiceEntry:
+    """``entry`` with the ``rows.FLAG_COLUMNS`` of a later read: a copy of
+    its Service, and its view with those fields replaced."""
+    service = entry.service.obj_clone()
+    values = dict(entry.view.data)
+    for column, value in zip(rows.FLAG_COLUMNS, flags, strict=True):
+        setattr(service, column, value)
+        values[column] = value
+    service.obj_reset_changes(rows.FLAG_COLUMNS)
+    return ServiceEntry(entry.values, service,
+                        nova_host_manager.ReadOnlyDict(values))
+
+
+@dataclasses.dataclass(frozen=True)
+class Overlay:
+    """A cached service entry and the same with current flags."""
+
+    cached: ServiceEntry
+    current: ServiceEntry
+
+
+def overlay_flags(snapshot: CellSnapshot, flag_rows: Iterable,
+                  previous: Mapping[str, Overlay] | None = None
+                  ) -> dict[str, Overlay]:
+    """The services of ``snapshot`` whose flags differ from those in
+    ``flag_rows`` (``rows.service_flags``), by host, with the flags read.
+
+    A host the rows do not name keeps its cached flags: the rows name
+    every host disabled or forced down now and every host the snapshot
+    holds so (``snapshot.flagged``), so it is neither, or its row was
+    deleted since and the snapshot keeps it until its next refresh, as it
+    keeps any deleted row. Hosts the snapshot does not know have no node
+    in it either. ``previous``: the result of an earlier call, whose
+    entries are reused where the cached entry and the flags are the same.
+    """
+    previous = previous or {}
+    result = {}
+    for host, disabled, reason, forced_down in flag_rows:
+        cached = snapshot.services.get(host)
+        flags = (bool(disabled), reason, bool(forced_down))
+        if cached is None or cached.flags == flags:
+            continue
+        kept = previous.get(host)
+        if (kept is not None and kept.cached is cached and
+                kept.current.flags == flags):
+            result[host] = kept
+        else:
+            result[host] = Overlay(cached, with_flags(cached, flags))
+    return result
+
+
+def flagged_hosts(services: Mapping[str, ServiceEntry]) -> frozenset:
+    """Hosts whose service entry is disabled or forced down."""
+    return frozenset(host for host, entry in services.items()
+                     if entry.view.data['disabled'] or
+                     entry.view.data['forced_down'])
 
 
 def heartbeat(row: Any, values: tuple,
@@ -343,4 +409,4 @@ def load(context: Any, previous: CellSnapshot | None,
         instances=instances, instance_hosts=instance_hosts,
         read_at=read_at, loaded_at=now,
         full_loaded_at=now if full else previous.full_loaded_at,
-        incomplete=frozenset(incomplete))
+        incomplete=frozenset(incomplete), flagged=flagged_hosts(services))

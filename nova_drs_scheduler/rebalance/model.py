@@ -63,7 +63,7 @@ class PlannerConfig:
     #: destinations (if more than ``max_concurrent_migrations_per_host``);
     #: drains count in ``max_concurrent_migrations`` but not in
     #: ``max_migrations_per_period``, which is balancing's.
-    drain_max_concurrent_migrations_per_host: int = 2
+    drain_max_concurrent_migrations_per_host: int = 4
 
 
 @dataclasses.dataclass(frozen=True)

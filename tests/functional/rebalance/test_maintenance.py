@@ -174,6 +174,9 @@ class DrainTest(MaintenanceTestBase):
 class LeaderTest(MaintenanceTestBase):
     """The drain belongs to the DRS database, not to a process."""
 
+    DRS = dict(MaintenanceTestBase.DRS,
+               drain_max_concurrent_migrations_per_host=2)
+
     def test_a_new_leader_resumes_and_moves_no_instance_twice(self):
         servers = [self._boot('host1') for _ in range(4)]
         self.enter('host1')

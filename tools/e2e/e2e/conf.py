@@ -169,6 +169,8 @@ def scheduler(layout: Layout, host: str) -> str:
         'window': 2, 'stabilization': 2,
         'rebalance_interval': REBALANCE_INTERVAL,
         'metrics_max_age': 30, 'max_migrations_per_period': 1,
+        # One drain move at a time: the failover lands mid-drain.
+        'drain_max_concurrent_migrations_per_host': 1,
         'instance_cooldown': 3600, 'migration_timeout': 120,
         'coordination_backend_url': layout.redis.url,
     }
