@@ -10,6 +10,7 @@ import time
 
 import fixtures
 from nova import context as nova_context
+from nova import utils
 from oslo_config import cfg
 
 from nova_drs_scheduler import compat
@@ -18,6 +19,18 @@ from tests.functional import base
 from tests.functional.host_manager import manager
 
 CONF = cfg.CONF
+
+
+def set_service_status(admin_api, host, status, reason=None):
+    """``PUT /os-services/{id}`` as an operator does (microversion 2.53:
+    by uuid, with a reason)."""
+    with utils.temporary_mutation(admin_api, microversion='2.53'):
+        service = admin_api.get_services(host=host,
+                                         binary='nova-compute')[0]
+        body = {'status': status}
+        if reason:
+            body['disabled_reason'] = reason
+        admin_api.put_service(service['id'], body)
 
 
 class CachingHostManagerTest(base.DRSFunctionalTestBase):
@@ -170,18 +183,75 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
         self._wait_for_server_parameter(
             server, {'OS-EXT-SRV-ATTR:host': 'host3', 'status': 'ACTIVE'})
 
-    def test_disabled_service(self):
+    def set_status(self, host, status, reason=None):
+        set_service_status(self.admin_api, host, status, reason)
+
+    def record_filtering(self):
+        """[(hosts placement returned, hosts that passed the filters)],
+        one pair per request."""
+        seen = []
+        filtered = self.host_manager.get_filtered_hosts
+
+        def record(hosts, spec_obj, index=0):
+            hosts = list(hosts)
+            passed = list(filtered(hosts, spec_obj, index))
+            seen.append(({h.host for h in hosts}, {h.host for h in passed}))
+            return passed
+
+        self.host_manager.get_filtered_hosts = record
+        return seen
+
+    def test_disabled_service_is_avoided_at_once(self):
+        # The clock is frozen: the cached rows would be stale for ever.
+        self.boot()  # loads the cache
+        self.set_status('host1', 'disabled', 'maintenance')
+        state = self.cached_states()['host1']
+        self.assertTrue(state.service['disabled'])
+        self.assertEqual('maintenance', state.service['disabled_reason'])
+        hosts = {self.host_of(self.boot()) for _ in range(4)}
+        self.assertNotIn('host1', hosts)
+        # Enabled again: usable by the very next request.
+        self.set_status('host1', 'enabled')
+        self.assertEqual('host1', self.host_of(self.boot(host='host1')))
+
+    def test_disabled_service_is_avoided_without_the_trait(self):
+        # The compute did not set COMPUTE_STATUS_DISABLED in placement
+        # (down, unreachable, or the call failed): placement still returns
+        # host1, and the scheduler alone keeps boots away from it.
+        self.useFixture(fixtures.MockPatch(
+            'nova.compute.api.HostAPI._update_compute_provider_status'))
+        self.boot()  # loads the cache
+        self.set_status('host1', 'disabled', 'maintenance')
+        seen = self.record_filtering()
+        hosts = {self.host_of(self.boot()) for _ in range(3)}
+        self.assertNotIn('host1', hosts)
+        self.assertEqual(3, len(seen))
+        for returned, passed in seen:
+            self.assertIn('host1', returned)
+            self.assertNotIn('host1', passed)
+
+    def test_enabled_service_is_used_at_once(self):
+        # Placement's trait goes as the service is enabled; the cached row
+        # that still shows it disabled does not keep it out.
+        self.set_status('host1', 'disabled', 'maintenance')
+        self.boot()  # loads the cache, host1 disabled
+        [cached] = [snap.services['host1'].service
+                    for snap in self.host_manager._snapshots.values()
+                    if 'host1' in snap.services]
+        self.assertTrue(cached.disabled)
+        self.set_status('host1', 'enabled')
+        self.assertEqual('host1', self.host_of(self.boot(host='host1')))
+
+    def test_forced_down_service_is_avoided_at_once(self):
+        # No placement trait follows forced_down: only the scheduler.
         self.boot()  # loads the cache
         service = self.admin_api.get_services(
             host='host1', binary='nova-compute')[0]
-        self.admin_api.put_service(service['id'], {'status': 'disabled'})
-        # Stale rows still show host1 enabled, but placement's
-        # COMPUTE_STATUS_DISABLED trait keeps boots away from it.
-        self.assertFalse(self.cached_states()['host1'].service['disabled'])
-        hosts = {self.host_of(self.boot()) for _ in range(4)}
+        self.admin_api.put_service_force_down(service['id'], True)
+        hosts = {self.host_of(self.boot()) for _ in range(3)}
         self.assertNotIn('host1', hosts)
-        self.expire()
-        self.assertTrue(self.cached_states()['host1'].service['disabled'])
+        self.admin_api.put_service_force_down(service['id'], False)
+        self.assertEqual('host1', self.host_of(self.boot(host='host1')))
 
     def test_added_compute_is_schedulable_before_the_bound(self):
         self.boot()  # loads the cache
@@ -353,3 +423,39 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
         self.scheduler_service.stop()
         self.assertIsNone(self.host_manager._refresher)
         self.assertTrue(refresher.wait())
+
+
+class MaintenanceDefaultsTest(base.DRSFunctionalTestBase):
+    """A host disabled and enabled through Nova's API, with every
+    ``[drs_host_cache]`` option at its default (``max_staleness`` 5 s, the
+    background refresh on) and the real clock: the next boot follows."""
+
+    SCHEDULER_MANAGER = manager.PATH
+    FLAGS = {'filter_scheduler': {'host_subset_size': 1}}
+
+    def setUp(self):
+        super().setUp()
+        for host in ('host1', 'host2'):
+            self._start_compute(host)
+        self.flavor_id = self._create_flavor(
+            name='small', vcpu=1, memory_mb=512, disk=1, ephemeral=0)
+        # Placement alone would keep boots off a disabled host whose
+        # compute sets COMPUTE_STATUS_DISABLED; here it does not.
+        self.useFixture(fixtures.MockPatch(
+            'nova.compute.api.HostAPI._update_compute_provider_status'))
+
+    def set_status(self, host, status, reason=None):
+        set_service_status(self.admin_api, host, status, reason)
+
+    def boot(self, **kwargs):
+        server = self._create_server(networks='none',
+                                     flavor_id=self.flavor_id, **kwargs)
+        return self.api.get_server(server['id'])['OS-EXT-SRV-ATTR:host']
+
+    def test_disable_then_enable(self):
+        self.assertEqual(5.0, CONF.drs_host_cache.max_staleness)
+        self.boot()  # the rows are cached
+        self.set_status('host1', 'disabled', 'maintenance')
+        self.assertEqual({'host2'}, {self.boot() for _ in range(3)})
+        self.set_status('host1', 'enabled')
+        self.assertEqual('host1', self.boot(host='host1'))

@@ -14,6 +14,8 @@ from oslo_utils import uuidutils
 from nova_drs_scheduler.host_manager import CachingHostManager
 
 _TRANSACTION_CONTROL = {'BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE'}
+#: How ``rows.service_flags`` starts, as SQLAlchemy renders it.
+_FLAGS_READ = 'SELECT services.host, services.disabled, '
 
 
 class SQLCounter:
@@ -30,6 +32,16 @@ class SQLCounter:
         """Statements other than transaction control."""
         return [s for s in self.statements
                 if s.split()[0].upper() not in _TRANSACTION_CONTROL]
+
+    @property
+    def flag_reads(self):
+        """The per-request reads of disabled and forced-down services."""
+        return [s for s in self.queries if s.startswith(_FLAGS_READ)]
+
+    @property
+    def row_reads(self):
+        """The other queries: reads of the cached rows, and any other."""
+        return [s for s in self.queries if not s.startswith(_FLAGS_READ)]
 
     @contextlib.contextmanager
     def __call__(self):

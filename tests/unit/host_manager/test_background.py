@@ -40,26 +40,28 @@ class RefreshDueTest(base.HostCacheTestCase):
         with self.count_sql() as sql:
             self.assertEqual(INTERVAL, self.manager.refresh_due())
         self.assertEqual(3, len(sql.queries))
-        # The request that follows finds host2 without a query.
+        # The request that follows finds host2 without reading rows.
         with self.count_sql() as sql:
             self.assertEqual({'host1', 'host2'}, set(self.states()))
-        self.assertEqual([], sql.queries)
+        self.assertEqual([], sql.row_reads)
 
     def test_requests_between_interval_and_bound_do_not_refresh(self):
         # Rows older than the interval but inside max_staleness are used
         # as they are: only the refresher, never a request, reads them.
+        # A request reads only the services' flags.
         self.add_compute('host2')
         self.advance(self.MAX_STALENESS - 0.1)
         with self.count_sql() as sql:
             self.assertEqual({'host1'}, set(self.states()))
-        self.assertEqual([], sql.queries)
+        self.assertEqual([], sql.row_reads)
+        self.assertEqual(1, len(sql.flag_reads))
 
     def test_request_refreshes_inline_when_the_refresher_is_late(self):
         self.add_compute('host2')
         self.advance()
         with self.count_sql() as sql:
             self.assertEqual({'host1', 'host2'}, set(self.states()))
-        self.assertEqual(3, len(sql.queries))
+        self.assertEqual(3, len(sql.row_reads))
         # The refresher finds nothing left to do.
         with self.count_sql() as sql:
             self.assertEqual(INTERVAL, self.manager.refresh_due())
@@ -74,7 +76,7 @@ class RefreshDueTest(base.HostCacheTestCase):
                          len(sql.queries))
         with self.count_sql() as sql:
             self.assertEqual({'host1'}, set(self.states()))
-        self.assertEqual([], sql.queries)
+        self.assertEqual([], sql.row_reads)
 
     def test_failure_is_logged_and_retried_after_an_interval(self):
         self.advance(INTERVAL)
@@ -158,7 +160,7 @@ class PacingTest(base.HostCacheTestCase):
         self.assertGreater(3.0 + wait, self.MAX_STALENESS)
         with self.count_sql() as sql:
             self.assertEqual({'host1', 'host2'}, set(self.states()))
-        self.assertEqual(3, len(sql.queries))
+        self.assertEqual(3, len(sql.row_reads))
 
 
 def base_load_failure(manager):
@@ -241,7 +243,7 @@ class RefresherLifecycleTest(base.HostCacheTestCase):
         self.wait_for(lambda: self.cached_hosts() == {'host1', 'host2'})
         with self.count_sql() as sql:
             self.assertEqual({'host1', 'host2'}, set(self.states()))
-        self.assertEqual([], sql.queries)
+        self.assertEqual([], sql.row_reads)
 
     def test_stop_waits_for_the_loop_to_end(self):
         self.flags(background_refresh_interval=0.2, group='drs_host_cache')

@@ -57,21 +57,25 @@ class StalenessTest(base.HostCacheTestCase):
             lambda states: states['host1'].free_ram_mb == 1024)
 
     def test_disabled_service(self):
+        # Requests see it at once (test_flags); the cached row, like any
+        # other, is read again within the bound.
         with self.cell_context() as cctxt:
             service = objects.Service.get_by_compute_host(cctxt, 'host1')
             service.disabled = True
             service.save()
+        self.assertTrue(self.states()['host1'].service['disabled'])
         self.assert_seen_only_after_bound(
-            lambda states: states['host1'].service['disabled'])
+            lambda states: self.cached_service('host1').disabled)
 
     def test_forced_down_service(self):
         with self.cell_context() as cctxt:
             service = objects.Service.get_by_compute_host(cctxt, 'host1')
             service.forced_down = True
             service.save()
+        self.assertFalse(compute_filter.ComputeFilter().host_passes(
+            self.states()['host1'], objects.RequestSpec()))
         self.assert_seen_only_after_bound(
-            lambda states: not compute_filter.ComputeFilter().host_passes(
-                states['host1'], objects.RequestSpec()))
+            lambda states: self.cached_service('host1').forced_down)
 
     def test_deleted_node(self):
         self.compute.destroy()
@@ -257,7 +261,7 @@ class RefreshTest(base.HostCacheTestCase):
         with self.count_sql() as sql:
             self.states()
         # One query each for nodes, services and instance locations.
-        self.assertEqual(3, len(sql.queries), sql.statements)
+        self.assertEqual(3, len(sql.row_reads), sql.statements)
 
     def test_full_reload_rebuilds_only_changed_rows(self):
         compute = self.add_compute('host1')

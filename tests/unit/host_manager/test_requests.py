@@ -1,11 +1,14 @@
 """What a scheduling request sees, and what it costs in SQL."""
 
+from unittest import mock
+
 from nova import exception
 from nova import objects
 from nova.scheduler import host_manager as nova_host_manager
 from oslo_utils import timeutils
 from oslo_utils.fixture import uuidsentinel as uuids
 
+from nova_drs_scheduler.host_manager import rows
 from tests.unit.host_manager import base
 
 
@@ -25,7 +28,9 @@ def full_spec(**fields):
 
 
 class SQLCountTest(base.HostCacheTestCase):
-    """A request that finds a fresh cache issues no SQL statement."""
+    """A request that finds a fresh cache issues one SQL statement: the
+    services that are disabled or forced down, a few columns of few rows.
+    """
 
     def setUp(self):
         super().setUp()
@@ -43,21 +48,48 @@ class SQLCountTest(base.HostCacheTestCase):
         weighed[0].obj.consume_from_request(spec_obj)
         return weighed
 
-    def test_no_sql_from_a_fresh_cache(self):
+    def test_only_the_flags_from_a_fresh_cache(self):
         self.schedule(self.manager)  # loads the cache
         self.advance(self.MAX_STALENESS - 0.1)
         with self.count_sql() as sql:
             weighed = self.schedule(self.manager)
         self.assertEqual(4, len(weighed))
-        self.assertEqual([], sql.statements)
+        [read] = sql.queries
+        # Four columns, and only the rows that are disabled or forced
+        # down: none here, whatever the number of hosts.
+        self.assertEqual(
+            'SELECT services.host, services.disabled, '
+            'services.disabled_reason, services.forced_down \n'
+            'FROM services \n'
+            'WHERE services.binary = ? AND services.deleted = ? AND '
+            '(services.disabled = 1 OR services.forced_down = 1)', read)
 
-    def test_no_sql_with_instance_info_pushed_by_computes(self):
+    def test_flags_read_names_the_hosts_cached_as_disabled(self):
+        # So that it sees them enabled again, or deleted.
+        with self.cell_context() as cctxt:
+            service = objects.Service.get_by_compute_host(cctxt, 'host2')
+            service.disabled = True
+            service.save()
+        self.schedule(self.manager)
+        with self.count_sql() as sql:
+            self.schedule(self.manager)
+        [read] = sql.queries
+        self.assertIn('OR services.host IN (?)', read)
+
+    def test_only_the_flags_with_instance_info_pushed_by_computes(self):
         for compute in self.computes:
             self.manager._instance_info[compute.host] = {
                 'instances': {}, 'updated': True}
         self.schedule(self.manager)
         with self.count_sql() as sql:
             self.schedule(self.manager)
+        self.assertEqual(1, len(sql.flag_reads))
+        self.assertEqual([], sql.row_reads)
+
+    def test_no_sql_for_a_request_without_nodes(self):
+        self.schedule(self.manager)
+        with self.count_sql() as sql:
+            self.assertEqual({}, self.states([]))
         self.assertEqual([], sql.statements)
 
     def test_stale_cache_costs_one_read_per_cell(self):
@@ -65,7 +97,8 @@ class SQLCountTest(base.HostCacheTestCase):
         self.advance()
         with self.count_sql() as sql:
             self.schedule(self.manager)
-        self.assertEqual(3, len(sql.queries), sql.queries)
+        self.assertEqual(3, len(sql.row_reads), sql.queries)
+        self.assertEqual(1, len(sql.flag_reads))
 
     def test_stock_host_manager_queries_per_request(self):
         # The baseline this manager removes: services, nodes, and one
@@ -156,6 +189,32 @@ class RequestSemanticsTest(base.HostCacheTestCase):
 
         self.manager._load_cell = cell1_down
         self.assertEqual(['host2'], list(self.states()))
+
+    def test_flags_read_in_each_cell_with_nodes_in_the_request(self):
+        self.states()
+        with self.count_sql() as sql:
+            self.states()
+        self.assertEqual(2, len(sql.flag_reads))
+        with self.count_sql() as sql:
+            self.states([self.two.uuid])
+        self.assertEqual(1, len(sql.flag_reads))
+
+    def test_a_cell_whose_flags_cannot_be_read_contributes_no_host(self):
+        # Its cached rows may show a host enabled that no longer is.
+        self.states()
+        read = rows.service_flags
+
+        def cell1_down(cctxt, hosts):
+            if cctxt.cell_uuid == self.cell.uuid:
+                raise exception.NovaException('down')
+            return read(cctxt, hosts)
+
+        with mock.patch.object(rows, 'service_flags', cell1_down):
+            self.assertEqual(['host2'], list(self.states()))
+        self.assertIn('Failed to read the disabled and forced-down compute '
+                      'services of cell %s' % self.cell.uuid,
+                      self.stdlog.logger.output)
+        self.assertEqual(['host1', 'host2'], sorted(self.states()))
 
     def test_a_node_without_a_service_is_left_out_like_stock(self):
         self.add_compute('host3')
