@@ -51,7 +51,7 @@ _SIMULATE = 'tests.unit.simulate.'
 #: Most sensitive first: a killed mutant stops at its first failure.
 _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
     'test_refresh', 'test_requests', 'test_isolation', 'test_reuse',
-    'test_background', 'test_owner_trait')]
+    'test_background', 'test_owner_trait', 'test_flags')]
 _PLANNER_TESTS = [_REBALANCE + name for name in (
     'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
     'test_cost', 'test_policies', 'test_deviation', 'test_leveling',
