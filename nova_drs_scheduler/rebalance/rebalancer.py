@@ -230,9 +230,7 @@ class Rebalancer:
         any later leader; log each change of state."""
         names = {uuid: instance.display_name or ''
                  for uuid, instance in cloud.instances.items()}
-        for found in plan.drains:
-            if found.host not in maintenance:
-                continue
+        for found in plan.drains:  # The hosts of ``maintenance`` only.
             now = drain.state(found)
             self.store.report_maintenance(
                 found.host, now, drain.progress(found, names, rec['id']))
