@@ -240,6 +240,47 @@ OPTS = [
              'after the move), which ``min_improvement`` judges. 0 '
              'ranks destinations by their CPU after the move alone (the '
              'behaviour before this option; see doc/benchmarks.md).'),
+    cfg.IntOpt(
+        'benefit_horizon',
+        default=1800,
+        min=0,
+        help='The cost-benefit rule: a balancing or leveling move is made '
+             'only when the relief it is expected to buy on its source over '
+             'this many seconds outweighs what it costs: the CPU its '
+             'migration holds on both hosts while it runs, and the overload '
+             'its destination risks at the likely peak of its own load and '
+             'of the instance (their exponentially weighted means and '
+             'deviations, ``expected_load_halflife``). A host over its '
+             'threshold on a burst is expected to come back to its usual '
+             'load within about a half-life, so a move buys little there. '
+             'Relief and cost are core-minutes of CPU demand over a host\'s '
+             'threshold; each move\'s record holds both. 0 turns the rule '
+             'off. Drains ignore it.'),
+    cfg.FloatOpt(
+        'migration_bandwidth',
+        default=10000.0,
+        min=1.0,
+        help='Bandwidth of a live migration, in Mbit/s (the link, or '
+             'libvirt\'s ``live_migration_bandwidth`` if lower): with '
+             '``migration_dirty_rate`` it gives how long a migration runs, '
+             'a cost the cost-benefit rule counts (``benefit_horizon``).'),
+    cfg.FloatOpt(
+        'migration_dirty_rate',
+        default=64.0,
+        min=0.0,
+        help='MiB of RAM each busy core of an instance dirties per second '
+             'while it is live-migrated: pre-copy resends them round after '
+             'round, so a busy instance takes longer to move than its RAM '
+             'alone says (``migration_bandwidth``).'),
+    cfg.IntOpt(
+        'relief_check_delay',
+        default=600,
+        min=0,
+        help='Seconds after a balancing or leveling move completes at which '
+             'the leader checks what it really did: the relief on its '
+             'source and the load of its destination, against what the '
+             'plan expected. Recorded on the move, shown by '
+             '``nova-drs history``.'),
     cfg.FloatOpt(
         'level_gap',
         default=10.0,
@@ -384,7 +425,11 @@ def planner_config(conf) -> model.PlannerConfig:
         level_gap=drs.level_gap, level_band=drs.level_band,
         level_rise_rate=drs.level_rise_rate,
         drain_max_concurrent_migrations_per_host=(
-            drs.drain_max_concurrent_migrations_per_host))
+            drs.drain_max_concurrent_migrations_per_host),
+        benefit_horizon=drs.benefit_horizon,
+        load_halflife=drs.expected_load_halflife,
+        migration_bandwidth=drs.migration_bandwidth,
+        migration_dirty_rate=drs.migration_dirty_rate)
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:

@@ -282,6 +282,51 @@ class MetricsWindows:
             state.rises if self.rise_halflife > 0 else None)
 
 
+class LoadTrends:
+    """Each instance's load, exponentially weighted: its expected load and
+    how far it swings (cores), on the hosts' half-life.
+
+    Fed with whatever loads were measured this period; an instance not
+    measured for ``max_age`` seconds is forgotten, and one measured once
+    has an expected load but no deviation yet.  Kept in memory: a new
+    leader learns the swings again.
+    """
+
+    def __init__(self, halflife: float, max_age: float):
+        self.halflife = halflife
+        self.max_age = max_age
+        #: uuid -> [timestamp, mean, variance or None]
+        self._loads: dict[str, list] = {}
+
+    def update(self, now: float, loads: Mapping[str, float]) -> None:
+        """Add this period's measured loads, in cores."""
+        if self.halflife <= 0:
+            return
+        for uuid, cores in loads.items():
+            state = self._loads.get(uuid)
+            if state is None:
+                self._loads[uuid] = [now, cores, None]
+                continue
+            elapsed = now - state[0]
+            if elapsed <= 0:
+                continue
+            state[2] = ewm_variance(state[1], state[2] or 0.0, cores,
+                                    elapsed, self.halflife)
+            state[1] = ewma(state[1], cores, elapsed, self.halflife)
+            state[0] = now
+        stale = [u for u, state in self._loads.items()
+                 if now - state[0] > self.max_age]
+        for uuid in stale:
+            del self._loads[uuid]
+
+    def trend(self, uuid: str) -> tuple:
+        """``(expected cores, deviation in cores)``, each None if unknown."""
+        state = self._loads.get(uuid)
+        if state is None:
+            return None, None
+        return state[1], None if state[2] is None else math.sqrt(state[2])
+
+
 def ewma(previous: float | None, value: float, elapsed: float,
          halflife: float) -> float:
     """``previous`` moved towards ``value``: after ``elapsed`` seconds the

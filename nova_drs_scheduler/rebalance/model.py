@@ -64,6 +64,16 @@ class PlannerConfig:
     #: drains count in ``max_concurrent_migrations`` but not in
     #: ``max_migrations_per_period``, which is balancing's.
     drain_max_concurrent_migrations_per_host: int = 4
+    #: The cost-benefit rule (``benefit``): a move must buy more relief
+    #: over this many seconds than it costs; 0 turns the rule off.
+    benefit_horizon: float = 1800.0
+    #: Half-life of the expected loads (``[drs] expected_load_halflife``):
+    #: how fast a load away from its usual level is expected to return.
+    load_halflife: float = 600.0
+    #: Live-migration link, Mbit/s, and MiB/s of RAM a busy core dirties:
+    #: the migration's duration (``benefit.migration_seconds``).
+    migration_bandwidth: float = 10000.0
+    migration_dirty_rate: float = 64.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,8 +137,13 @@ class InstanceSnapshot:
     #: ``blocked`` only for now (migrating, another task running): a
     #: drain waits for it instead of reporting it as a blocker.
     transient: bool = False
+    #: Its load exponentially weighted, cores, and how far it swings
+    #: (``metrics.LoadTrends``); None when unknown.
+    cpu_expected: float | None = None
+    cpu_deviation: float | None = None
 
-    def loaded(self, cpu_cores: float) -> 'InstanceSnapshot':
+    def loaded(self, cpu_cores: float, cpu_expected: float | None = None,
+               cpu_deviation: float | None = None) -> 'InstanceSnapshot':
         """This instance with a new load.
 
         Builders call this for every instance every period (20000 at 1000
@@ -139,6 +154,8 @@ class InstanceSnapshot:
         fields = copy.__dict__
         fields.update(self.__dict__)
         fields['cpu_cores'] = cpu_cores
+        fields['cpu_expected'] = cpu_expected
+        fields['cpu_deviation'] = cpu_deviation
         return copy
 
 
