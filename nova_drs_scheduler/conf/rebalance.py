@@ -242,7 +242,7 @@ OPTS = [
              'behaviour before this option; see doc/benchmarks.md).'),
     cfg.IntOpt(
         'benefit_horizon',
-        default=1800,
+        default=900,
         min=0,
         help='The cost-benefit rule: a balancing or leveling move is made '
              'only when the relief it is expected to buy on its source over '

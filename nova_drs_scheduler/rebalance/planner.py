@@ -49,6 +49,7 @@ import collections
 import dataclasses
 from collections.abc import Mapping
 
+from nova_drs_scheduler.rebalance import benefit
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import policies
@@ -423,6 +424,14 @@ class _Planner:
             if option is None:
                 return
         dest = option.destination.name
+        estimate = self._estimate(source, option)
+        if estimate is not None and not estimate.pays:
+            self.notes.append(
+                f'host {source.name}: level, no move: {_COST_BENEFIT} '
+                f'(instance {instance.uuid} to {dest}: relief '
+                f'{estimate.relief:.2f} <= cost {estimate.cost:.2f} '
+                f'core-minutes)')
+            return
         reason = (f'level: load jumps {self._rise_rate(pool):.1f} times an '
                   f'hour per host (level_rise_rate '
                   f'{self.config.level_rise_rate:g}); host {source.name} at '
@@ -434,7 +443,7 @@ class _Planner:
         if indexed:
             self._leave(source.name)
         self._apply(source, option, found, [], [], reason=reason,
-                    goal=model.LEVEL)
+                    goal=model.LEVEL, estimate=estimate)
         if indexed:
             self._enter(source.name)
 
@@ -553,19 +562,53 @@ class _Planner:
             rule = option and policy.refuse(option, cfg)
             if option is None:
                 failed.append((uuid, self._explain(source, removal, found)))
-            elif rule:
+                continue
+            if rule:
                 failed.append((uuid, collections.Counter({rule: 1})))
-            else:
-                scored.append((policy.key(option, cfg), option, found))
-                scored.sort(key=lambda item: item[0])
+                continue
+            estimate = self._estimate(source, option)
+            if estimate is not None and not estimate.pays:
+                failed.append((uuid, collections.Counter({
+                    _COST_BENEFIT: 1})))
+                continue
+            scored.append((policy.key(option, cfg), option, found, estimate))
+            scored.sort(key=lambda item: item[0])
         if not scored:
             detail = '; '.join(f'instance {uuid}: {_summary(rules)}'
                                for uuid, rules in failed)
             self.notes.append(f'{head}: {detail or "no instance ranked"}')
             return None
-        _, option, found = scored[0]
-        self._apply(source, option, found, scored, failed)
+        _, option, found, estimate = scored[0]
+        self._apply(source, option, found, scored, failed,
+                    estimate=estimate)
         return option
+
+    def _estimate(self, source, option) -> benefit.Estimate | None:
+        """What ``option`` is expected to buy and cost, at the working
+        projection; None when the policy or ``benefit_horizon`` turns the
+        rule off."""
+        if not self.policy.weighs_benefit or self.config.benefit_horizon <= 0:
+            return None
+        instance = option.removal.instance
+        dest = option.destination
+        return benefit.estimate(
+            self._load(source), source.vcpus, source.cpu_threshold,
+            self._load(dest), dest.vcpus, dest.cpu_threshold,
+            benefit.Load(instance.cpu_cores,
+                         _known(instance.cpu_expected, instance.cpu_cores),
+                         instance.cpu_deviation or 0.0),
+            instance.memory_mb, self.config,
+            ram_relief=_over(self.ram[source.name], option.removal.ram,
+                             source.ram_threshold))
+
+    def _load(self, host) -> benefit.Load:
+        """A host's load at the working projection: the moves planned so
+        far shift its expected level as they shift its current one."""
+        current = self.cpu[host.name]
+        shift = current - (host.cpu_percent or 0.0)
+        return benefit.Load(
+            current, _known(host.cpu_expected, host.cpu_percent) + shift,
+            host.cpu_deviation or 0.0)
 
     def _search(self, source, removal, allowed=None):
         """The policy's preferred destination for one removal among the
@@ -672,7 +715,7 @@ class _Planner:
                 f'{host.cpu_percent:.1f}%)')
 
     def _apply(self, source, option, found, scored, failed, reason=None,
-               goal=model.BALANCE):
+               goal=model.BALANCE, estimate=None):
         removal = option.removal
         instance = removal.instance
         dest = option.destination.name
@@ -681,11 +724,18 @@ class _Planner:
         expected = {'source_cpu': removal.cpu,
                     'destination_cpu': option.destination_cpu,
                     'improvement': option.improvement}
+        if self.cpu[source.name] is not None and goal != model.DRAIN:
+            expected['source_cpu_before'] = self.cpu[source.name]
+        if estimate is not None:
+            expected.update(relief=round(estimate.relief, 3),
+                            cost=round(estimate.cost, 3),
+                            risk=round(estimate.risk, 3),
+                            migration_cost=round(estimate.migration, 3))
         if removal.ram is not None:
             expected['source_ram'] = removal.ram
         if option.destination_ram is not None:
             expected['destination_ram'] = option.destination_ram
-        alternatives = [_alternative(o) for _, o, _ in scored]
+        alternatives = [_alternative(o) for _, o, *_ in scored]
         alternatives += [{'instance': uuid, 'rejected': dict(sorted(
             rules.items()))} for uuid, rules in failed]
         self.moves.append(model.Move(
@@ -713,12 +763,31 @@ class _Planner:
         self._unreachable_by_pool.clear()
 
 
+#: The rule refusing a move that buys less relief than it costs.
+_COST_BENEFIT = 'cost-benefit'
+
 #: Planner rules that bar a host from balancing but not from a drain.
 _DRAIN_DESTINATION = {'automation-off': None}
 
 #: A leveling move moves at least this many points of its source's CPU:
 #: less is not worth a live migration.
 _LEVEL_LEAST = 2.0
+
+
+def _over(before: float | None, after: float | None,
+          threshold: float) -> float:
+    """Points over ``threshold`` taken off by going from ``before`` to
+    ``after`` (0 when either is unknown)."""
+    if before is None or after is None:
+        return 0.0
+    return max(before - threshold, 0.0) - max(after - threshold, 0.0)
+
+
+def _known(value: float | None, default: float | None) -> float:
+    """``value``, or ``default`` when it is unknown (0 if both are)."""
+    if value is not None:
+        return value
+    return default or 0.0
 
 
 def _lag(host: model.HostSnapshot) -> float:

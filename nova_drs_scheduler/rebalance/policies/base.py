@@ -76,6 +76,9 @@ class Policy(abc.ABC):
     #: Level the hosts near their threshold where load jumps often
     #: (``[drs] level_*``, the planner's ``_level``).
     levels: bool = False
+    #: Make only the moves that pay for themselves (``[drs]
+    #: benefit_horizon``, the planner's cost-benefit rule).
+    weighs_benefit: bool = True
 
     @abc.abstractmethod
     def rank(self, removals: Sequence[Removal],

@@ -3,7 +3,7 @@
 A violated host moves its least-loaded instance (lowest CPU in cores; ties
 by uuid) to the allowed host whose CPU utilization after the migration is
 lowest (ties by host name).  No margin, no minimum improvement, no memory
-of the hosts an instance left, one move per violated host per period.  The
+of the hosts an instance left, no cost-benefit rule, one move per violated host per period.  The
 planner still applies the rails every policy gets: blocked instances,
 limits, pools, stale and non-schedulable hosts.
 """
@@ -15,6 +15,8 @@ class SeedPolicy(base.Policy):
     name = 'seed'
     #: The seed had no memory of past moves.
     no_return = False
+    #: Nor any cost-benefit rule.
+    weighs_benefit = False
 
     def rank(self, removals, config):
         if not removals:

@@ -100,6 +100,9 @@ class RiseRateTest(testtools.TestCase):
 
 
 def plan(hosts, instances, rate=3.0, **config):
+    # The order and limits of leveling, without the cost-benefit rule (its
+    # own tests: test_benefit).
+    config.setdefault('benefit_horizon', 0)
     hosts = [h.host(name, cpu, rise_rate=rate, **kwargs)
              for name, cpu, kwargs in hosts]
     return planner.plan(h.snapshot(hosts, instances, **config), h.allow_all)
@@ -144,14 +147,14 @@ class LevelingTest(testtools.TestCase):
                  ('mid', 55.0, {'rise_rate': 0.0}),
                  ('cool', 40.0, {'rise_rate': 0.0})]
         result = planner.plan(h.snapshot(
-            [h.host(n, c, **k) for n, c, k in hosts], INSTANCES),
-            h.allow_all)
+            [h.host(n, c, **k) for n, c, k in hosts], INSTANCES,
+            benefit_horizon=0), h.allow_all)
         self.assertEqual(('fits',), tuple(m.instance for m in result.moves))
         self.assertIn('3.0 times an hour', result.moves[0].reason)
         hosts[0] = ('hot', 78.0, {'rise_rate': 8.9})
         result = planner.plan(h.snapshot(
-            [h.host(n, c, **k) for n, c, k in hosts], INSTANCES),
-            h.allow_all)
+            [h.host(n, c, **k) for n, c, k in hosts], INSTANCES,
+            benefit_horizon=0), h.allow_all)
         self.assertEqual((), result.moves)
 
     def test_unknown_rates_count_as_none(self):
@@ -203,11 +206,11 @@ class LevelingTest(testtools.TestCase):
     def test_a_busy_host_sends_nothing(self):
         snap = h.snapshot([h.host(n, c, rise_rate=3.0) for n, c, _ in HOSTS],
                           INSTANCES, inflight_by_host={'hot': 2},
-                          inflight_total=2)
+                          inflight_total=2, benefit_horizon=0)
         self.assertEqual((), planner.plan(snap, h.allow_all).moves)
         snap = h.snapshot([h.host(n, c, rise_rate=3.0) for n, c, _ in HOSTS],
                           INSTANCES, inflight_by_host={'hot': 1},
-                          inflight_total=1)
+                          inflight_total=1, benefit_horizon=0)
         self.assertEqual(1, len(planner.plan(snap, h.allow_all).moves))
 
     def test_hottest_first_then_the_next(self):
@@ -236,7 +239,7 @@ class LevelingTest(testtools.TestCase):
     def test_filters_have_the_last_word(self):
         # A filter refuses 'cool': 'fits' goes to 'mid' (65 % <= 68 %).
         snap = h.snapshot([h.host(n, c, rise_rate=3.0) for n, c, _ in HOSTS],
-                          INSTANCES)
+                          INSTANCES, benefit_horizon=0)
         result = planner.plan(snap, h.allow_except({'cool': 'AnyFilter'}))
         self.assertEqual([('fits', 'mid')], [(m.instance, m.destination)
                                              for m in result.moves])
@@ -407,7 +410,7 @@ class LevelingOrderAndLimitsTest(testtools.TestCase):
             [h.host(name, cpu, rise_rate=3.0)
              for name, cpu in (('a', 78.0), ('b', 77.0), ('c', 40.0))],
             [h.instance('a1', 'a', 1.0), h.instance('b1', 'b', 0.3)],
-            max_concurrent_migrations_per_host=2)
+            max_concurrent_migrations_per_host=2, benefit_horizon=0)
         self.assertEqual([('a1', 'a', 'c')],
                          [(m.instance, m.source, m.destination)
                           for m in planner.plan(snap, candidates).moves])
