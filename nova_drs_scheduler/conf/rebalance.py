@@ -442,3 +442,10 @@ def metrics_windows(conf) -> metrics.MetricsWindows:
         halflife=drs.expected_load_halflife,
         rise_points=drs.level_rise_points,
         rise_halflife=drs.level_rise_halflife)
+
+
+def load_trends(conf) -> metrics.LoadTrends:
+    """Fresh instance load trends on the hosts' half-life; an instance not
+    measured for three half-lives is forgotten (its swing is old news)."""
+    halflife = conf.drs.expected_load_halflife
+    return metrics.LoadTrends(halflife, max_age=3 * halflife)

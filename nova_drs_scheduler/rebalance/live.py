@@ -440,16 +440,21 @@ def fallback_loads(hosts, instances, loads) -> dict:
     return result
 
 
+def _no_trend(uuid: str) -> tuple:
+    return None, None
+
+
 def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
                    quarantine: int, no_return: int,
-                   draining=frozenset()) -> model.Snapshot:
+                   draining=frozenset(), trends=None) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
     {host: metrics.HostStatus}; ``loads``: {instance uuid: CPU cores} as
     measured (the others get :func:`fallback_loads`); ``draining``: the
-    hosts in maintenance.
+    hosts in maintenance; ``trends``: the instances' load trends
+    (``metrics.LoadTrends``, already fed ``loads``), if kept.
     """
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
                                  config, name in draining)
@@ -461,6 +466,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
                 if instance.host in hosts]
     loads = fallback_loads(hosts, on_hosts, loads)
     instances = []
+    trend = trends.trend if trends is not None else _no_trend
     for instance in sorted(on_hosts, key=lambda i: i.uuid):
         reason = migrations.blocked.get(instance.uuid)
         if instance.host in draining:
@@ -470,6 +476,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
         else:
             blocked = instance_blocked(instance, instance.facts, reason)
             transient, how = False, model.LIVE
+        expected, deviation = trend(instance.uuid)
         instances.append(model.InstanceSnapshot(
             uuid=instance.uuid, host=instance.host,
             name=instance.display_name or '',
@@ -477,7 +484,8 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
             memory_mb=instance.facts.memory_mb,
             cpu_cores=loads.get(instance.uuid, 0.0),
             blocked=blocked, left=migrations.left.get(instance.uuid, ()),
-            migration=how, transient=transient))
+            migration=how, transient=transient, cpu_expected=expected,
+            cpu_deviation=deviation))
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,
         inflight_by_host=migrations.inflight_by_host,

@@ -167,7 +167,7 @@ class BuildSnapshotTest(testtools.TestCase):
              'vm_state': 'active', 'task_state': None, 'vcpus': 2},
             live.InstanceFacts(2, 512), None, None)
 
-    def build(self, rows, loads, statuses):
+    def build(self, rows, loads, statuses, trends=None):
         cloud = live.Cloud(
             hosts={name: live.HostRows(
                 name=name, node=mock.Mock(vcpus=10, memory_mb=8192),
@@ -177,7 +177,22 @@ class BuildSnapshotTest(testtools.TestCase):
         settings = dict.fromkeys(('h1', 'h2'), aggregate_settings.HostSettings(
             'global', None, 80, 90, False))
         return live.build_snapshot(cloud, settings, statuses, loads,
-                                   model.PlannerConfig(), 3600, 3600, 0)
+                                   model.PlannerConfig(), 3600, 3600, 0,
+                                   trends=trends)
+
+    def test_trends_of_the_measured_instances(self):
+        judged = metrics.HostStatus('h1', 50.0, None, 0, (50.0,), False, 'ok')
+        trends = metrics.LoadTrends(600, 1800)
+        trends.update(0, {uuids.a: 1.0})
+        trends.update(60, {uuids.a: 2.0})
+        snapshot = self.build(
+            [self.row(uuids.a, 'h1', 'web'), self.row(uuids.b, 'h1', None)],
+            {uuids.a: 2.0}, {'h1': judged}, trends)
+        got = {i.uuid: (i.cpu_expected, i.cpu_deviation)
+               for i in snapshot.instances}
+        self.assertEqual(trends.trend(uuids.a), got[uuids.a])
+        self.assertGreater(got[uuids.a][1], 0.0)
+        self.assertEqual((None, None), got[uuids.b])
 
     def test_names_and_loads(self):
         judged = metrics.HostStatus('h1', 50.0, None, 0, (50.0,), False, 'ok')

@@ -321,3 +321,45 @@ class ExpectedLoadTest(testtools.TestCase):
         self.assertIsNone(status['h1'].cpu_expected)
         status = restored.update(1060, {'h1': metrics.HostSample(1060, 30)})
         self.assertEqual(30.0, status['h1'].cpu_expected)
+
+
+class LoadTrendsTest(testtools.TestCase):
+
+    def test_first_sample_has_no_deviation(self):
+        trends = metrics.LoadTrends(600, max_age=1800)
+        trends.update(0, {'i1': 2.0})
+        self.assertEqual((2.0, None), trends.trend('i1'))
+        self.assertEqual((None, None), trends.trend('i2'))
+
+    def test_a_swinging_instance_gets_a_deviation(self):
+        trends = metrics.LoadTrends(600, max_age=1800)
+        steady, swinging = [], []
+        for step in range(30):
+            now = 60 * step
+            trends.update(now, {'steady': 1.0,
+                                'swinging': 0.2 if step % 2 else 1.8})
+        steady, swinging = trends.trend('steady'), trends.trend('swinging')
+        self.assertEqual((1.0, 0.0), steady)
+        self.assertAlmostEqual(1.0, swinging[0], delta=0.1)
+        self.assertGreater(swinging[1], 0.5)
+
+    def test_the_same_sample_twice_counts_once(self):
+        trends = metrics.LoadTrends(600, max_age=1800)
+        trends.update(0, {'i1': 1.0})
+        trends.update(60, {'i1': 3.0})
+        once = trends.trend('i1')
+        trends.update(60, {'i1': 3.0})
+        self.assertEqual(once, trends.trend('i1'))
+
+    def test_an_instance_not_measured_for_long_is_forgotten(self):
+        trends = metrics.LoadTrends(600, max_age=1800)
+        trends.update(0, {'i1': 1.0})
+        trends.update(1800, {'i2': 1.0})
+        self.assertEqual((1.0, None), trends.trend('i1'))
+        trends.update(1801, {'i2': 1.0})
+        self.assertEqual((None, None), trends.trend('i1'))
+
+    def test_off_without_a_half_life(self):
+        trends = metrics.LoadTrends(0, max_age=0)
+        trends.update(0, {'i1': 1.0})
+        self.assertEqual((None, None), trends.trend('i1'))
