@@ -24,6 +24,11 @@ below hold for every policy:
   later moves of the same period see it; ``candidates()`` gets the moves
   planned so far (``Snapshot.planned``), so that Nova's server-group
   filters and weighers see them too;
+- a balancing or leveling move must pay for itself (policies that
+  ``weighs_benefit``, ``[drs] benefit_horizon``): the relief it is
+  expected to buy on its source outweighs the overload its destination
+  risks and its migration's cost (:mod:`benefit`); an instance whose move
+  does not pay is skipped for the policy's next one;
 - leveling (policies with ``levels``, ``[drs] level_*``) comes after the
   violated hosts, only in pools whose hosts' load jumps often
   (:func:`rise_rates`), and its destinations pass the same rules;
