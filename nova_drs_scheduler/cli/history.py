@@ -1,16 +1,23 @@
-"""``nova-drs history``: recent decisions and their outcomes."""
+"""``nova-drs history``: recent decisions and their outcomes, and
+whether the moves bought the relief their plan expected."""
 
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import output
+from nova_drs_scheduler.rebalance import relief
 
 
 def add_parser(subparsers, parents):
     parser = subparsers.add_parser(
         'history', parents=parents,
-        help='Recent rebalance decisions and their outcomes.',
+        help='Recent rebalance decisions, their outcomes and the relief '
+             'each move bought.',
         description='Reads the decision records the leading scheduler '
-                    'stores in the DRS database ([drs_database]).')
+                    'stores in the DRS database ([drs_database]): each '
+                    'move with its outcome, the relief it was expected to '
+                    'buy and its cost, and the relief it really bought as '
+                    'checked [drs] relief_check_delay after it completed; '
+                    'then how often the expectation held.')
     parser.add_argument('--limit', type=errors.number(int, minimum=0),
                         default=20,
                         help='Newest records to show (default 20; 0: all).')
@@ -38,12 +45,50 @@ def _time(rec: dict) -> str:
     return str(rec.get('time') or '-')[:19]
 
 
+def _pair(first, second) -> str:
+    if first is None and second is None:
+        return '-'
+    return f'{output.number(first)} / {output.number(second)}'
+
+
+def expected_relief(move: dict) -> str:
+    """``relief / cost`` in core-minutes, as the plan expected them."""
+    expected = move.get('expected') or {}
+    return _pair(expected.get('relief'), expected.get('cost'))
+
+
+def checked_relief(move: dict) -> list[str]:
+    """Points bought / expected on the source, the destination's CPU /
+    threshold, held: what the relief check found ('-' before it)."""
+    found = move.get('relief_check') or {}
+    if 'held' not in found:
+        return [found.get('status', '-'), '-', '-']
+    return [_pair(found.get('relief_points'), found.get('expected_points')),
+            _pair(found.get('destination_cpu'),
+                  found.get('destination_threshold')),
+            'yes' if found['held'] else 'no']
+
+
+def relief_summary(records: list) -> str:
+    """How often the checked moves among ``records`` bought what their
+    plan expected."""
+    held, checked = relief.held_share(
+        move['relief_check'] if 'held' in (move.get('relief_check') or {})
+        else None for rec in records for move in rec.get('moves', []))
+    line = f'relief checked for {checked} move{"" if checked == 1 else "s"}'
+    if checked:
+        line += (f': the expectation held for {held} '
+                 f'({100.0 * held / checked:.0f} %)')
+    return line
+
+
 def moves_rows(rec: dict) -> list:
     return [[_time(rec), output.short(rec.get('id')),
              output.server(move.get('instance'),
                            {move.get('instance'): move.get('name')}),
              move.get('source', '-'), move.get('destination', '-'),
              move.get('outcome', {}).get('status', '-'),
+             expected_relief(move), *checked_relief(move),
              move.get('reason', '')] for move in rec.get('moves', [])]
 
 
@@ -62,6 +107,9 @@ def run(args, conf) -> int:
         ('Periods', ['time', 'record', 'automation', 'policy', 'violated',
                      'moves', 'skipped / notes'], periods),
         ('Moves', ['time', 'record', 'server', 'from', 'to', 'outcome',
-                   'reason'], moves),
+                   'relief / cost\n(core-min)', 'points bought\n/ expected',
+                   'to cpu\n/ threshold', 'held', 'reason'], moves),
     ])
+    if not args.json:
+        print(relief_summary(records))
     return errors.OK

@@ -67,13 +67,19 @@ def _hosts_table(record: dict):
 
 
 def _moves_table(record: dict, names: dict):
+    """Each move with what its plan expected: both hosts' CPU after it,
+    and the relief it buys and what it costs, in core-minutes (when the
+    planner weighed them)."""
     rows = [[output.server(m['instance'], names), m['source'],
              m['destination'],
              output.percent(m['expected'].get('source_cpu')),
              output.percent(m['expected'].get('destination_cpu')),
+             output.number(m['expected'].get('relief')),
+             output.number(m['expected'].get('cost')),
              m.get('reason', '')] for m in record.get('moves', [])]
     return ('Moves', ['server', 'from', 'to', 'from cpu after',
-                      'to cpu after', 'why'], rows)
+                      'to cpu after', 'relief\n(core-min)',
+                      'cost\n(core-min)', 'why'], rows)
 
 
 def _skipped(record: dict):
@@ -168,6 +174,8 @@ def _explain_instance(args, record, uuid) -> int:
                       n for n in record.get('notes', []) if host in n)))
     tables = [('', ['server', 'name', 'host', 'why'],
                [[uuid, names.get(uuid) or '-', host, why]])]
+    if chosen:
+        tables.append(_moves_table({'moves': chosen}, names))
     for move in chosen or considered:
         tables += [_alternatives_table(move, names),
                    _rejections_table(move, names)]

@@ -31,6 +31,14 @@ def percent(value) -> str:
     return '-' if value is None else f'{value:.1f}'
 
 
+def number(value) -> str:
+    """A number to one decimal; '-' for None or anything else (records
+    older than the field)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return '-'
+    return f'{value:.1f}'
+
+
 def short(uuid: str | None) -> str:
     return (uuid or '-')[:8]
 

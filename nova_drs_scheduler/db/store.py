@@ -41,6 +41,15 @@ _NOT_TRIED = ('planned', 'recommended', 'dry-run')
 #: ``draining``).
 DRAINING, DRAINED, BLOCKED = drain.DRAINING, drain.DRAINED, drain.BLOCKED
 
+#: How a move's relief check ended (``relief_check['status']``): checked
+#: against its hosts' loads (``relief.check``'s result), given up for want
+#: of a CPU sample of its hosts, or not checkable (its plan recorded no
+#: load before the move: an approved recommendation, an older record).
+CHECKED, NO_SAMPLE, NO_EXPECTATION = 'checked', 'no sample', 'no expectation'
+#: The goals whose moves are checked: a drain empties its host whatever
+#: relief it buys.
+_RELIEF_GOALS = ('balance', 'level')
+
 
 class NotFoundError(LookupError):
     """No recommendation with that id, or the host is not in
@@ -228,19 +237,25 @@ class Store:
             rows = conn.execute(query).all()
             ids = [row.id for row in rows]
             outcomes = {}
+            checks = {}
             if ids:
                 for move in conn.execute(sa.select(
                         tables.moves.c.record_id, tables.moves.c.instance,
-                        tables.moves.c.outcome).where(
+                        tables.moves.c.outcome,
+                        tables.moves.c.relief_check).where(
                         tables.moves.c.record_id.in_(ids))):
-                    outcomes[move.record_id, move.instance] = json.loads(
-                        move.outcome)
+                    key = move.record_id, move.instance
+                    outcomes[key] = json.loads(move.outcome)
+                    if move.relief_check is not None:
+                        checks[key] = json.loads(move.relief_check)
         found = []
         for row in reversed(rows):
             rec = json.loads(row.body)
             for move in rec.get('moves', ()):
-                move['outcome'] = outcomes.get(
-                    (row.id, move['instance']), move.get('outcome'))
+                key = row.id, move['instance']
+                move['outcome'] = outcomes.get(key, move.get('outcome'))
+                if key in checks:
+                    move['relief_check'] = checks[key]
             found.append(rec)
         return found
 
@@ -254,6 +269,58 @@ class Store:
         with self._read() as conn:
             return [(row.record_id, row.instance, json.loads(row.outcome),
                      row.created_at) for row in conn.execute(query)]
+
+    # Relief checked after the move.
+
+    def relief_due(self, completed_before: datetime.datetime) -> list[dict]:
+        """The completed balancing and leveling moves not checked yet that
+        completed at or before ``completed_before``, oldest first.
+
+        Each is ``{'record_id', 'instance', 'source', 'destination',
+        'goal', 'expected', 'completed_at'}``: ``expected`` is the plan's
+        mapping (``{}`` when the record has none), ``completed_at`` when
+        the completion was stored.
+        """
+        moves = tables.moves
+        query = sa.select(
+            moves.c.record_id, moves.c.instance, moves.c.updated_at,
+            tables.records.c.body).join(tables.records).where(
+            moves.c.status == COMPLETED, moves.c.relief_check.is_(None),
+            moves.c.drain_host.is_(None),
+            moves.c.updated_at <= completed_before).order_by(
+            moves.c.updated_at, moves.c.record_id, moves.c.instance)
+        with self._read() as conn:
+            rows = conn.execute(query).all()
+        planned = {}
+        due = []
+        for row in rows:
+            if row.record_id not in planned:
+                planned[row.record_id] = {
+                    move.get('instance'): move
+                    for move in json.loads(row.body).get('moves', ())}
+            move = planned[row.record_id].get(row.instance, {})
+            goal = move.get('goal', 'balance')
+            if goal not in _RELIEF_GOALS:
+                continue
+            due.append({'record_id': row.record_id, 'instance': row.instance,
+                        'source': move.get('source'),
+                        'destination': move.get('destination'),
+                        'goal': goal,
+                        'expected': move.get('expected') or {},
+                        'completed_at': row.updated_at})
+        return due
+
+    def save_relief(self, record_id: str, instance: str,
+                    result: dict) -> bool:
+        """Store a move's relief check (with the time it was made), which
+        takes it off :meth:`relief_due`; False if the move is gone."""
+        result = dict(result, time=timeutils.utcnow().isoformat())
+        with self._write() as conn:
+            found = conn.execute(tables.moves.update().where(
+                tables.moves.c.record_id == record_id,
+                tables.moves.c.instance == instance).values(
+                relief_check=_dumps(result)))
+        return bool(found.rowcount)
 
     def purge(self, max_count: int, max_age: int) -> int:
         """Delete records beyond ``max_count`` or older than ``max_age``

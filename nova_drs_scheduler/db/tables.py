@@ -43,7 +43,8 @@ records = sa.Table(
 )
 
 #: One row per planned move, with its outcome (written before the move
-#: starts, updated when it ends).
+#: starts, updated when it ends; ``updated_at`` is when the outcome was
+#: last set, so a completed move's completion).
 moves = sa.Table(
     'drs_moves', metadata,
     sa.Column('record_id', sa.String(36),
@@ -56,6 +57,11 @@ moves = sa.Table(
     #: The host a drain move empties (maintenance mode); NULL for the
     #: other moves, and for every move stored before revision 0003.
     sa.Column('drain_host', sa.String(255), index=True),
+    #: JSON: what a completed balancing or leveling move really bought,
+    #: checked ``[drs] relief_check_delay`` after it ended (``store``'s
+    #: ``CHECKED``, ``NO_SAMPLE`` or ``NO_EXPECTATION`` result); NULL until
+    #: then, and for the other moves.
+    sa.Column('relief_check', sa.Text),
 )
 
 #: Moves planned in ``manual`` automation, awaiting an operator.

@@ -13,6 +13,7 @@ import dataclasses
 import datetime
 import os
 import time
+from collections.abc import Mapping
 
 from nova import objects
 from oslo_db import exception as db_exc
@@ -33,6 +34,7 @@ from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
+from nova_drs_scheduler.rebalance import relief
 from nova_drs_scheduler.rebalance import sources
 from nova_drs_scheduler.rebalance import telemetry
 from nova_drs_scheduler.rebalance.sources import base as sources_base
@@ -175,6 +177,9 @@ class Rebalancer:
         return rec
 
     def _lead(self, context, rec) -> None:
+        # Before this period's samples are read: only moves completed by
+        # then are checked against them.
+        started = timeutils.utcnow()
         if not self._leading:
             self._adopt_unfinished()
             self._leading = True
@@ -224,6 +229,7 @@ class Rebalancer:
         self.collect_outcomes()
         if maintenance:
             self._report_drains(rec, plan, cloud, maintenance)
+        self._check_relief(rec['hosts'], started)
 
     def _report_drains(self, rec, plan, cloud, maintenance) -> None:
         """Store where each drain stands, for ``maintenance status`` and
@@ -245,6 +251,32 @@ class Rebalancer:
                 LOG.info('DRS maintenance: host %s is %s (%d instance(s) '
                          'left)', found.host, now, found.instances)
         self.telemetry.maintenance(self.store.maintenance())
+
+    def _check_relief(self, verdicts: list[dict],
+                      started: datetime.datetime) -> None:
+        """Store what each move due for its relief check really bought
+        (``relief``), from this period's verdicts.  Last in the period:
+        a database error here is logged and leaves the moves due."""
+        delay = CONF.drs.relief_check_delay
+        # Three delays (or periods) with no sample of its hosts: given up.
+        give_up = datetime.timedelta(
+            seconds=3 * max(delay, CONF.drs.rebalance_interval))
+        by_host = {verdict['host']: verdict for verdict in verdicts}
+        try:
+            for move in self.store.relief_due(
+                    started - datetime.timedelta(seconds=delay)):
+                result = relief_result(
+                    move, by_host, started - move['completed_at'] > give_up)
+                if result is None:
+                    continue
+                self.store.save_relief(move['record_id'], move['instance'],
+                                       result)
+                _log_relief(move, result)
+                if result['status'] == db_store.CHECKED:
+                    self.telemetry.relief_checked(result['held'])
+        except db_exc.DBError as exc:
+            LOG.warning('DRS relief checks left for the next period: %s',
+                        exc)
 
     def dry_run(self, context) -> dict:
         """The record a period would produce now; nothing acts or changes.
@@ -412,6 +444,71 @@ def unmeasured(snapshot: model.Snapshot, late) -> model.Snapshot:
         dataclasses.replace(inst, blocked=record.NOT_MEASURED_BLOCK)
         if inst.host in late and inst.blocked is None else inst
         for inst in snapshot.instances])
+
+
+def _host_cpu(verdict: dict | None) -> tuple[float, float] | None:
+    """A verdict's CPU percent and threshold; None when the host has no
+    sample (or an unreadable one, logged)."""
+    if verdict is None or verdict.get('cpu_percent') is None:
+        return None
+    try:
+        return (float(verdict['cpu_percent']),
+                float(verdict['cpu_threshold']))
+    except (KeyError, TypeError, ValueError) as exc:
+        LOG.warning('DRS relief check: host %s has no usable CPU and '
+                    'threshold (%r): skipped', verdict.get('host'), exc)
+        return None
+
+
+def relief_result(move: dict, verdicts: dict, overdue: bool) -> dict | None:
+    """The relief check of one due move (``Store.relief_due``) against
+    ``verdicts`` ({host: this period's verdict}): ``relief.check``'s
+    result with the hosts' thresholds, or why it could not be made.  None
+    to try again next period: a host has no sample now, and ``overdue``
+    is False."""
+    expected = move['expected']
+    if (not isinstance(expected, Mapping)
+            or expected.get('source_cpu_before') is None):
+        return {'status': db_store.NO_EXPECTATION}
+    hosts = (move['source'], move['destination'])
+    found = [_host_cpu(verdicts.get(host)) for host in hosts]
+    if None in found:
+        if not overdue:
+            return None
+        missing = [h for h, cpu in zip(hosts, found, strict=True)
+                   if cpu is None]
+        return {'status': db_store.NO_SAMPLE,
+                'detail': f'no CPU sample of {" and ".join(missing)} '
+                          'since the check was due'}
+    (source_cpu, source_thr), (dest_cpu, dest_thr) = found
+    try:
+        checked = relief.check(expected, source_cpu, dest_cpu, source_thr,
+                               dest_thr)
+    except (KeyError, TypeError, ValueError) as exc:
+        return {'status': db_store.NO_EXPECTATION,
+                'detail': f'unreadable expectation: {exc!r}'}
+    return dict(checked, status=db_store.CHECKED, source_threshold=source_thr,
+                destination_threshold=dest_thr)
+
+
+def _log_relief(move: dict, result: dict) -> None:
+    """One line per check; a move with nothing to check at DEBUG (every
+    move of the records older than the check)."""
+    what = (f'DRS relief of move {move["instance"]} {move["source"]}->'
+            f'{move["destination"]} (record {move["record_id"]})')
+    if result['status'] == db_store.CHECKED:
+        LOG.info('%s: source at %.1f%% (threshold %.1f%%), %.1f points '
+                 'bought of %.1f expected; destination at %.1f%% '
+                 '(threshold %.1f%%): expectation %s', what,
+                 result['source_cpu'], result['source_threshold'],
+                 result['relief_points'], result['expected_points'],
+                 result['destination_cpu'], result['destination_threshold'],
+                 'held' if result['held'] else 'not held')
+    elif result['status'] == db_store.NO_SAMPLE:
+        LOG.info('%s not checked: %s', what, result['detail'])
+    else:
+        LOG.debug('%s not checked: %s', what, result.get(
+            'detail', 'the plan recorded no load before it'))
 
 
 def _log_period(rec: dict) -> None:

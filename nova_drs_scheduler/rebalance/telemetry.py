@@ -71,6 +71,14 @@ class Telemetry:
             'nova_drs_maintenance_moves',
             'Moves off a host in maintenance since it entered it, by '
             'status (completed, failed, in_flight).', ['host', 'status'])
+        self._relief = counter(
+            'nova_drs_relief_checks',
+            'Moves whose relief was checked relief_check_delay after they '
+            'completed, by whether the plan\'s expectation held (source '
+            'at or under its threshold, destination at or under its own).',
+            ['held'])
+        for held in ('true', 'false'):  # Both series from zero.
+            self._relief.labels(held=held)
         #: {host series: names it has now}
         self._shown = {series: set() for series in (
             self._cpu, self._ram, self._counter, self._violated,
@@ -111,6 +119,9 @@ class Telemetry:
     def moves(self, status: str, count: int) -> None:
         if count:
             self._moves.labels(status=status).inc(count)
+
+    def relief_checked(self, held: bool) -> None:
+        self._relief.labels(held='true' if held else 'false').inc()
 
     def hosts(self, verdicts: list[dict]) -> None:
         """Replace the host series by this period's verdicts.

@@ -48,7 +48,8 @@ class PeriodTestCase(testtools.TestCase):
                              (rebalancer.telemetry, 'Telemetry'),
                              (rebalancer.sources, 'load')):
             self.useFixture(fixtures.MockPatchObject(module, name))
-        self.store = mock.Mock(**{'maintenance_hosts.return_value': {}})
+        self.store = mock.Mock(**{'maintenance_hosts.return_value': {},
+                                  'relief_due.return_value': []})
         self.period = rebalancer.Rebalancer(
             mock.sentinel.host_manager, mock.sentinel.placement,
             mock.sentinel.servicegroup,

@@ -1,0 +1,143 @@
+"""Relief checks in the DRS database: which moves are due, what a saved
+check looks like when read back, and revision 0004 over older rows."""
+
+import datetime
+import json
+import os
+
+import fixtures
+import sqlalchemy as sa
+import testtools
+from alembic import command
+from oslo_utils import fixture as utils_fixture
+from oslo_utils import timeutils
+
+from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.db import tables
+from tests.unit.db import test_store
+
+NOW = datetime.datetime(2026, 11, 28, 12, 0, 0)
+EXPECTED = {'source_cpu_before': 92.0, 'source_cpu': 70.0,
+            'destination_cpu': 45.0, 'relief': 12.5, 'cost': 1.5}
+
+
+def planned(instance, goal=None, expected=EXPECTED, **kwargs):
+    found = test_store.move(instance, goal=goal, **kwargs)
+    found['expected'] = dict(expected)
+    return found
+
+
+class ReliefDueTest(test_store.StoreTestBase):
+
+    def setUp(self):
+        super().setUp()
+        self.clock = self.useFixture(utils_fixture.TimeFixture(NOW))
+
+    def at(self, minutes):
+        self.clock.advance_time_delta(datetime.timedelta(minutes=minutes))
+
+    def complete(self, rec, instance, status='completed'):
+        self.assertTrue(self.store.set_outcome(rec['id'], instance,
+                                               {'status': status}))
+
+    def due(self, minutes_ago=0):
+        return self.store.relief_due(
+            timeutils.utcnow() - datetime.timedelta(minutes=minutes_ago))
+
+    def test_completed_balancing_and_leveling_moves_are_due(self):
+        rec = self.record(planned('i1'), planned('i2', goal='level'),
+                          planned('i3', goal='drain'), planned('i4'),
+                          planned('i5'))
+        for instance in ('i1', 'i2', 'i3'):
+            self.complete(rec, instance)
+        self.complete(rec, 'i4', 'failed')
+        self.complete(rec, 'i5', 'started')
+        self.assertEqual(
+            [{'record_id': rec['id'], 'instance': 'i1', 'source': 'h1',
+              'destination': 'h2', 'goal': 'balance', 'expected': EXPECTED,
+              'completed_at': NOW},
+             {'record_id': rec['id'], 'instance': 'i2', 'source': 'h1',
+              'destination': 'h2', 'goal': 'level', 'expected': EXPECTED,
+              'completed_at': NOW}],
+            self.due())
+
+    def test_due_once_completed_long_enough_oldest_first(self):
+        first = self.record(planned('i1'))
+        second = self.record(planned('i2'))
+        self.complete(second, 'i2')
+        self.at(5)
+        self.complete(first, 'i1')
+        self.assertEqual([], self.due(minutes_ago=10))
+        self.assertEqual(['i2'], [m['instance'] for m in self.due(5)])
+        self.at(5)
+        self.assertEqual(['i2', 'i1'], [m['instance'] for m in self.due(5)])
+
+    def test_a_saved_check_is_no_longer_due_and_is_read_back(self):
+        rec = self.record(planned('i1'), planned('i2'))
+        self.complete(rec, 'i1')
+        self.complete(rec, 'i2')
+        self.at(10)
+        result = {'status': db_store.CHECKED, 'held': True,
+                  'relief_points': 20.0, 'expected_points': 22.0}
+        self.assertTrue(self.store.save_relief(rec['id'], 'i1', result))
+        self.assertEqual(['i2'], [m['instance'] for m in self.due()])
+        [stored] = self.store.recent()
+        moves = {m['instance']: m for m in stored['moves']}
+        self.assertEqual(dict(result, time=timeutils.utcnow().isoformat()),
+                         moves['i1']['relief_check'])
+        self.assertNotIn('relief_check', moves['i2'])
+        # Saving leaves the outcome and its time alone.
+        self.assertEqual('completed', moves['i1']['outcome']['status'])
+        with self.store.engine.connect() as conn:
+            self.assertEqual({NOW}, set(conn.execute(sa.select(
+                tables.moves.c.updated_at)).scalars()))
+
+    def test_a_no_sample_result_takes_the_move_off_too(self):
+        rec = self.record(planned('i1'))
+        self.complete(rec, 'i1')
+        self.store.save_relief(rec['id'], 'i1', {
+            'status': db_store.NO_SAMPLE, 'detail': 'no CPU sample of h2'})
+        self.assertEqual([], self.due())
+        move = self.store.get(rec['id'])['moves'][0]
+        self.assertEqual('no sample', move['relief_check']['status'])
+
+    def test_saving_on_a_purged_move_says_so(self):
+        self.assertFalse(self.store.save_relief('gone', 'i1', {}))
+
+    def test_moves_without_an_expectation_are_due_with_an_empty_one(self):
+        bare = test_store.move('i1')  # An older record: no expected.
+        rec = self.record(bare)
+        self.complete(rec, 'i1')
+        [due] = self.due()
+        self.assertEqual(({}, 'balance'), (due['expected'], due['goal']))
+
+
+class MigrationTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        path = self.useFixture(fixtures.TempDir()).path
+        self.store = db_store.Store(test_store.make_conf(
+            'sqlite:///' + os.path.join(path, 'drs.sqlite')))
+        self.addCleanup(self.store.close)
+
+    def test_upgrade_from_0003_leaves_old_moves_unchecked_and_due(self):
+        body = {'id': 'r1', 'moves': [{'instance': 'i1', 'source': 'h1',
+                                       'destination': 'h2'}]}
+        with self.store.engine.begin() as connection:
+            command.upgrade(migration._config(connection), '0003')
+            connection.execute(tables.records.insert().values(
+                id='r1', created_at=NOW, automation='automatic',
+                move_count=1, body=json.dumps(body)))
+            connection.execute(tables.moves.insert().values(
+                record_id='r1', instance='i1', status='completed',
+                outcome='{"status": "completed"}', updated_at=NOW))
+        self.assertEqual('0004', migration.sync(self.store.engine))
+        self.store.check()
+        [due] = self.store.relief_due(NOW)
+        self.assertEqual(('r1', 'i1', {}), (due['record_id'],
+                                            due['instance'],
+                                            due['expected']))
+        self.assertNotIn('relief_check',
+                         self.store.get('r1')['moves'][0])
