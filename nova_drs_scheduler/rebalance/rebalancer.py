@@ -60,6 +60,9 @@ class Rebalancer:
         self.store = store or db_store.Store(CONF)
         self.executor = executor.Executor()
         self.telemetry = telemetry.Telemetry()
+        #: Measured instance loads' trends, for the cost-benefit rule; in
+        #: memory only: a new leader learns the swings again.
+        self.trends = rebalance_conf.load_trends(CONF)
         #: Whether the last period was led here; adoption happens on the
         #: change to True.
         self._leading = False
@@ -415,10 +418,11 @@ class Rebalancer:
             context, [instance for instance in cloud.instances.values()
                       if instance.host in over],
             drs.instance_metrics_timeout)
+        self.trends.update(time.time(), measured.loads)
         snapshot = live.build_snapshot(
             cloud, settings, statuses, measured.loads, config,
             drs.instance_cooldown, drs.quarantine_time, drs.no_return_time,
-            draining)
+            draining, self.trends)
         return snapshot, cloud, levels, measured.late
 
     def _named_instances(self, cloud) -> set:

@@ -435,9 +435,12 @@ class SnapshotTest(PeriodTestCase):
                           for name, s in settings.items()})
         self.build.assert_called_once_with(
             self.cloud, settings, self.windows.update.return_value,
-            {'i1': 1.5}, self.planner_config, 100, 400, 200, set())
+            {'i1': 1.5}, self.planner_config, 100, 400, 200, set(),
+            self.period.trends)
         self.assertEqual((self.build.return_value, self.cloud,
                           frozenset({'h1'})), (snapshot, cloud, late))
+        # What was measured feeds the instances' trends.
+        self.assertEqual(1.5, self.period.trends.trend('i1')[0])
 
     def test_instances_of_the_hosts_leveling_may_move_are_measured(self):
         # With leveling on (any gap above 0), the hosts the planner may
