@@ -8,10 +8,11 @@ simulator's first metric) by what the planner recorded:
 
 - ``first: ...``: the first period of an overload episode (the host was
   not over in the period before), which a reactive planner cannot prevent;
-  ``after an arrival`` when the host would not be over without the
-  instances that arrived on it by a move within ``--arrival-periods``,
-  otherwise by where it came from (within ``margin`` of its threshold in
-  the period before, or below that);
+  ``after an arrival`` when the simulator counts it DRS-caused (the host
+  would not be over without the instances whose migration to it ended
+  within ``--arrival-periods``, ``scoring.Arrivals``), otherwise by where
+  it came from (within ``margin`` of its threshold in the period before,
+  or below that);
 - ``no move: ...``: a later period of an episode, when the plan of the
   period before moved nothing off the host, by the reason its note gives
   (a rate limit, no movable instance, or the rules that refused every
@@ -97,15 +98,11 @@ class _Period:
 class Recorder(strategies.PlannerStrategy):
     """The production planner, classifying each overloaded host-period."""
 
-    def __init__(self, config: model.PlannerConfig, policy: str,
-                 arrival_periods: int):
+    def __init__(self, config: model.PlannerConfig, policy: str):
         super().__init__(config, policy)
-        self.arrival_periods = arrival_periods
         self.counts = collections.Counter()
         self.episodes = collections.Counter()
         self._last = None
-        #: Host -> [(period, instance)] arrivals by a planned move.
-        self._arrivals = collections.defaultdict(list)
         self._length = collections.Counter()
 
     def plan(self, view) -> tuple:
@@ -116,18 +113,11 @@ class Recorder(strategies.PlannerStrategy):
             match = _NOTE.match(note)
             if match:
                 notes[match.group('host')] = match.group('detail')
-        for move in result.moves:
-            self._arrivals[move.destination].append(
-                (view.period, move.instance))
-        for arrivals in self._arrivals.values():
-            arrivals[:] = [(p, n) for p, n in arrivals
-                           if view.period - p < self.arrival_periods]
         threshold = self.config.cpu_threshold
         self._last = _Period(
             {h for h in view.cluster.hosts
              if view.host_history[h][-1] > threshold}, result, notes)
-        return ([(m.instance, m.destination) for m in result.moves],
-                built, decided)
+        return list(result.moves), built, decided
 
     def _classify(self, view) -> None:
         threshold = self.config.cpu_threshold
@@ -147,12 +137,7 @@ class Recorder(strategies.PlannerStrategy):
 
     def _first(self, view, host: str, cpu: float) -> str:
         threshold = self.config.cpu_threshold
-        recent = [name for _, name in self._arrivals[host]
-                  if view.cluster.location[name] == host]
-        row = view.rows(1)[0]
-        arrived = sum(view.cluster.vm_cores(view.cluster.vms[name], row)
-                      for name in recent)
-        if cpu - 100.0 * arrived / view.cluster.spec.host_vcpus <= threshold:
+        if host in view.drs_caused:
             return 'first: after an arrival'
         before = view.host_history[host]
         if (len(before) > 1
@@ -184,9 +169,11 @@ class Recorder(strategies.PlannerStrategy):
 def diagnose(argv: list, policy: str, arrival_periods: int) -> dict:
     """One replay of ``argv`` (the simulator's options): the counts."""
     setup = cli.prepare(cli.parser().parse_args(argv))
-    recorder = Recorder(setup.config, policy, arrival_periods)
+    recorder = Recorder(setup.config, policy)
+    settings = dataclasses.replace(setup.settings,
+                                   arrival_periods=arrival_periods)
     result = engine.run(setup.trace, setup.vms, setup.spec, recorder,
-                        setup.settings)
+                        settings)
     recorder.finish()
     summary = result.card.summary()
     if sum(recorder.counts.values()) != summary['overloaded_host_periods']:
@@ -207,6 +194,9 @@ def markdown(results: list) -> str:
     lines.append('| overloaded host-periods / migrations | ' + ' | '.join(
         f"**{t}** / {r['summary']['migrations']}"
         for t, r in zip(total, results, strict=True)) + ' |')
+    lines.append('| DRS-caused (any period of an episode) | ' + ' | '.join(
+        str(r['summary']['drs_caused_overloaded_host_periods'])
+        for r in results) + ' |')
     for kind in kinds:
         cells = []
         for t, r in zip(total, results, strict=True):
@@ -225,9 +215,10 @@ def main(argv: list | None = None) -> int:
                         help='Comma-separated seeds, one replay each.')
     parser.add_argument('--policy', default='balanced',
                         choices=strategies.PLANNER_POLICIES)
-    parser.add_argument('--arrival-periods', type=int, default=60,
-                        help='An instance that arrived by a move this many '
-                             'periods ago or less counts as an arrival.')
+    parser.add_argument('--arrival-periods', type=int,
+                        default=engine.Settings.arrival_periods,
+                        help='An instance whose migration ended less than '
+                             'this many periods ago counts as an arrival.')
     parser.add_argument('--label', default='seed {seed}',
                         help='Column heading; {seed} is replaced.')
     parser.add_argument('--json', help='Also write the counts here.')

@@ -96,8 +96,13 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                        default='spread',
                        help='Initial placement: Nova\'s default weighers '
                             '(spread) or a random host that fits.')
-    model.add_argument('--bandwidth-mbps', type=_positive, default=10000.0,
-                       help='Live-migration bandwidth, Mbit/s.')
+    model.add_argument('--bandwidth-mbps', type=_positive,
+                       help='Live-migration bandwidth, Mbit/s (default: '
+                            '[drs] migration_bandwidth).')
+    model.add_argument('--dirty-rate', type=errors.number(float, minimum=0),
+                       help='MiB/s of RAM each busy core of a migrating '
+                            'instance dirties (default: [drs] '
+                            'migration_dirty_rate).')
     upkeep = parser.add_argument_group('maintenance')
     upkeep.add_argument(
         '--maintenance', choices=('drain', 'rolling'),
@@ -206,8 +211,11 @@ def prepare(args) -> Setup:
         host_memory_mb=args.host_ram_mb,
         cpu_allocation_ratio=args.cpu_allocation_ratio,
         ram_allocation_ratio=args.ram_allocation_ratio,
-        bandwidth_mbps=args.bandwidth_mbps, placement=args.placement,
-        seed=args.seed)
+        bandwidth_mbps=_given(args.bandwidth_mbps,
+                              config.migration_bandwidth),
+        dirty_mib_per_core=_given(args.dirty_rate,
+                                  config.migration_dirty_rate),
+        placement=args.placement, seed=args.seed)
     interval = conf.drs.rebalance_interval
     settings = engine.Settings(
         config=config,
@@ -215,9 +223,15 @@ def prepare(args) -> Setup:
         interval=interval, cooldown=conf.drs.instance_cooldown,
         no_return=conf.drs.no_return_time,
         ping_pong_periods=(args.ping_pong_periods
-                           or max(1, 3 * 3600 // interval)))
+                           or max(1, 3 * 3600 // interval)),
+        relief_check_periods=-(-conf.drs.relief_check_delay // interval))
     return Setup(trace, vms, spec, config, settings,
                  _maintenance(args, hosts))
+
+
+def _given(value, default):
+    """An option's value, or the ``[drs]`` default when it is not given."""
+    return default if value is None else value
 
 
 def _maintenance(args, hosts: int) -> maintenance_mod.Schedule | None:

@@ -5,19 +5,25 @@ instance while the vCPUs (RAM) allocated to it stay within its vCPUs (RAM)
 times the allocation ratio, and its compute service is enabled (Nova's
 ComputeFilter; a host in maintenance is disabled).  A live migration claims
 the destination when it starts (placement holds the allocation on both
-hosts while it runs) and releases the source when it ends; the instance's
-CPU load stays on the source until the end and arrives on the destination
-then.
+hosts while it runs) and releases the source when it ends.  It runs as long
+as :func:`~nova_drs_scheduler.rebalance.benefit.migration_seconds` says for
+the instance's RAM and its load when it starts, the planner's own estimate.
+A host's CPU is sampled at the end of each period, as a compute node reports
+it: the instances on it then, and, for the time a migration ran during the
+period, the migrating instance's load on the other host too (the guest runs
+on the source while the destination receives and replays its pages).
 """
 
 import dataclasses
 import heapq
+import itertools
 import random
 
+from nova_drs_scheduler.rebalance import benefit
 from nova_drs_scheduler.rebalance import model
 
-#: Bytes of RAM per MiB, in megabits: a MiB is 8 * 1.048576 Mbit.
-_MBIT_PER_MIB = 8 * 1.048576
+#: The planner's defaults: the simulated migration is the one it costs.
+_PLANNER = model.PlannerConfig()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,8 +70,11 @@ class ClusterSpec:
     host_memory_mb: int = 512 * 1024
     cpu_allocation_ratio: float = 8.0
     ram_allocation_ratio: float = 1.0
-    #: Migration bandwidth in Mbit/s; duration = RAM / bandwidth.
-    bandwidth_mbps: float = 10000.0
+    #: Migration bandwidth in Mbit/s, and MiB/s of RAM each busy core of
+    #: the instance dirties meanwhile (``[drs] migration_bandwidth`` and
+    #: ``migration_dirty_rate``).
+    bandwidth_mbps: float = _PLANNER.migration_bandwidth
+    dirty_mib_per_core: float = _PLANNER.migration_dirty_rate
     placement: str = 'spread'   # 'spread' | 'random'
     seed: int = 0
 
@@ -76,6 +85,8 @@ class ClusterSpec:
             raise ValueError(f'unknown placement {self.placement!r}')
         if self.bandwidth_mbps <= 0:
             raise ValueError('the migration bandwidth must be positive')
+        if self.dirty_mib_per_core < 0:
+            raise ValueError('the dirty rate must not be negative')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +137,8 @@ class Cluster:
         self.hosts = host_names(spec.hosts)
         self.vms = {vm.name: vm for vm in vms}
         self.location = {}
+        #: The instances on each host (those migrating off it included).
+        self.residents = {h: set() for h in self.hosts}
         self.used_vcpus = dict.fromkeys(self.hosts, 0)
         self.used_memory_mb = dict.fromkeys(self.hosts, 0)
         self.inflight = {}
@@ -190,6 +203,7 @@ class Cluster:
                 host = self._spread_host(vm, heap)
             self._claim(vm, host)
             self.location[vm.name] = host
+            self.residents[host].add(vm.name)
             if self.spec.placement == 'spread':
                 heapq.heappush(heap, (-self._free_score(host), host))
 
@@ -219,16 +233,22 @@ class Cluster:
                 f'({vm.flavor.name}); add hosts or raise the allocation '
                 f'ratios')
 
-    def duration(self, vm: VM) -> float:
-        """Seconds to copy the instance's RAM once at the bandwidth."""
-        return vm.flavor.memory_mb * _MBIT_PER_MIB / self.spec.bandwidth_mbps
+    def duration(self, vm: VM, cpu_cores: float) -> float:
+        """Seconds of pre-copy for the instance's RAM and the pages its
+        ``cpu_cores`` busy cores dirty meanwhile."""
+        spec = self.spec
+        return benefit.migration_seconds(vm.flavor.memory_mb, cpu_cores,
+                                         spec.bandwidth_mbps,
+                                         spec.dirty_mib_per_core)
 
-    def start_migration(self, name: str, destination: str,
-                        now: float) -> Migration:
-        """Claim the destination now; the move completes later."""
+    def start_migration(self, name: str, destination: str, now: float,
+                        step) -> Migration:
+        """Claim the destination now; the move completes later, as long
+        after as the instance's load at trace ``step`` makes it take."""
         vm = self.vms[name]
+        seconds = self.duration(vm, self.vm_cores(vm, step))
         migration = Migration(name, self.location[name], destination, now,
-                              now + self.duration(vm), vm.flavor.memory_mb)
+                              now + seconds, vm.flavor.memory_mb)
         self._claim(vm, destination)
         self.inflight[name] = migration
         return migration
@@ -240,6 +260,8 @@ class Cluster:
             vm = self.vms[migration.vm]
             self._release(vm, migration.source)
             self.location[vm.name] = migration.destination
+            self.residents[migration.source].discard(vm.name)
+            self.residents[migration.destination].add(vm.name)
             del self.inflight[vm.name]
         return done
 
@@ -255,11 +277,30 @@ class Cluster:
                 counts[host] = counts.get(host, 0) + 1
         return counts
 
-    def host_cores(self, step) -> dict:
-        """CPU used on each host at a trace step, in cores."""
+    def host_cores(self, step, since: float | None = None,
+                   until: float | None = None, ended=()) -> dict:
+        """CPU used on each host at a trace step, in cores.
+
+        Each instance counts on the host it is on.  With a sampling
+        window from ``since`` to ``until``, a migration that ran during it
+        (in flight now, or among ``ended`` since) also counts on the host
+        it is not on now (its destination while in flight, its source once
+        over), for the share of the window it ran: while a copy runs, both
+        hosts carry the instance.
+        """
         cores = dict.fromkeys(self.hosts, 0.0)
+        vms, load = self.vms, self.vm_cores
         for name, host in self.location.items():
-            cores[host] += self.vm_cores(self.vms[name], step)
+            cores[host] += load(vms[name], step)
+        if since is None or until <= since:
+            return cores
+        span = until - since
+        for migration, host in itertools.chain(
+                ((m, m.destination) for m in self.inflight.values()),
+                ((m, m.source) for m in ended)):
+            ran = min(migration.end, until) - max(migration.start, since)
+            if ran > 0:
+                cores[host] += load(vms[migration.vm], step) * ran / span
         return cores
 
     def vm_cores(self, vm: VM, step) -> float:

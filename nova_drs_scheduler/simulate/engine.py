@@ -5,12 +5,15 @@ trace step (5 minutes for PlanetLab) holds its value for every period inside
 it.  Each period, in the order the live service sees the world:
 
 1. migrations whose copy has finished by now complete (the instance's load
-   and RAM leave the source, its load lands on the destination), and the
-   maintenance schedule, if any, moves on (a host enters maintenance, starts
-   its work once empty, comes back; see ``maintenance``);
-2. every host's CPU is measured from the trace and fed to the same
+   and RAM leave the source, its load stays on the destination alone), and
+   the maintenance schedule, if any, moves on (a host enters maintenance,
+   starts its work once empty, comes back; see ``maintenance``);
+2. every host's CPU is measured from the trace (a migration of the period
+   past on both hosts for as long as it ran) and fed to the same
    :class:`~nova_drs_scheduler.rebalance.metrics.MetricsWindows` as in
    production (built from the same ``[drs]`` options), which judge hosts;
+   the scorecard counts overloaded, DRS-caused and unserved load, and the
+   moves due for their relief check are checked on this measurement;
 3. the strategy plans on that view (for our policies: a
    :class:`~nova_drs_scheduler.rebalance.model.Snapshot` and the capacity
    candidates, handed to the production planner);
@@ -26,12 +29,16 @@ import collections
 import dataclasses
 import functools
 import gc
+import heapq
+import itertools
 import statistics
 from collections.abc import Callable
 
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import recent_moves
+from nova_drs_scheduler.rebalance import relief
 from nova_drs_scheduler.simulate import cluster as cluster_mod
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod
 from nova_drs_scheduler.simulate import scoring
@@ -59,6 +66,16 @@ class Settings:
     no_return: float = 21600.0
     #: A return to a host left this many periods ago or less is a ping-pong.
     ping_pong_periods: int = 180
+    #: A host over its threshold is DRS-caused when it would not be over
+    #: without the instances whose migration to it ended within this many
+    #: periods (``tools/diagnose_overload.py --arrival-periods``).
+    arrival_periods: int = 60
+    #: A balancing or leveling move's relief is checked at the first period
+    #: this many periods after its migration ended (``[drs]
+    #: relief_check_delay`` over the interval).
+    relief_check_periods: int = 10
+    #: Seconds an instance's load trend is kept unmeasured.
+    trend_max_age: float = 3600.0
 
     def periods(self, trace: traces.Trace) -> int:
         return len(trace.steps) * trace.step_seconds // self.interval
@@ -86,6 +103,9 @@ class PeriodView:
     inputs: 'SnapshotInputs | None' = None
     #: VMs whose migration ended since the last period: on a new host.
     arrived: frozenset = frozenset()
+    #: Hosts over their threshold now that would not be without the
+    #: instances migrated to them lately (``scoring.Arrivals``).
+    drs_caused: frozenset = frozenset()
     #: {host in maintenance: when it entered}
     maintenance: dict = dataclasses.field(default_factory=dict)
     #: ``start(instance, destination or None, at)``: start a move at ``at``
@@ -135,11 +155,22 @@ class PeriodView:
                 rise_rate=status.rise_rate,
                 schedulable=name not in cluster.disabled,
                 draining=name in maintenance)
+        measured = self.measured(hosts, config)
         return model.Snapshot(hosts=hosts,
-                              instances=self.inputs.build(self),
+                              instances=self.inputs.build(self, measured,
+                                                          config),
                               config=config,
                               inflight_by_host=cluster.inflight_by_host(),
                               inflight_total=len(cluster.inflight))
+
+    def measured(self, hosts: dict, config: model.PlannerConfig) -> set:
+        """The hosts whose instances the live service measures: over
+        their threshold this period, in maintenance, or a leveling
+        source."""
+        measured = {name for name, status in self.statuses.items()
+                    if status.counter > 0}
+        measured.update(self.maintenance)
+        return measured | planner.leveling_sources(hosts, config)
 
     def candidates(self) -> model.CandidatesFn:
         return cluster_mod.CapacityCandidates(self.cluster)
@@ -149,7 +180,7 @@ class SnapshotInputs:
     """What building the planner's input keeps from one period to the next.
 
     At 1000 hosts and 20000 instances, building every
-    :class:`~model.InstanceSnapshot` anew was most of a period's input
+    :class:`~model.InstanceSnapshot` anew would be most of a period's input
     time.  So each is kept and reused while nothing about it changes, and
     copied with its new load (:meth:`~model.InstanceSnapshot.loaded`) when
     only that does.  Only instances in flight, in cooldown, barred from a
@@ -157,9 +188,15 @@ class SnapshotInputs:
     hosts, so only those (this period's and the last's) are compared field
     by field; the others are compared on their load alone, and not at all
     while the trace rows are those of the last period.
+
+    It also keeps each instance's load trend (:class:`metrics.LoadTrends`),
+    fed with the loads the live service measures: those of the instances on
+    the hosts it is given.  Only those instances, and those whose trend
+    expires unmeasured, get a new expected load and deviation.
     """
 
-    def __init__(self, cluster: cluster_mod.Cluster):
+    def __init__(self, cluster: cluster_mod.Cluster,
+                 trend_max_age: float = 3600.0):
         vms = cluster.vms
         #: (name, trace column, cores per trace percent), by name.
         self.columns = [(name, vms[name].index, vms[name].flavor.vcpus / 100.0)
@@ -168,13 +205,29 @@ class SnapshotInputs:
                          enumerate(self.columns)}
         self.instances = [None] * len(self.columns)
         self.rows = None
+        #: Each instance's load over ``rows``, in cores, by position.
+        self.cores = []
         self.special = set()
         self.maintained = set()
+        self.trend_max_age = trend_max_age
+        self.trends = None
+        #: {instance with a trend: when it was last measured}
+        self._measured_at = {}
+        #: (when, instances measured then), oldest first.
+        self._batches = collections.deque()
 
-    def build(self, view: PeriodView) -> list:
-        """This period's instances, in name order."""
+    def build(self, view: PeriodView, measured: set,
+              config: model.PlannerConfig) -> list:
+        """This period's instances, in name order; ``measured``: the hosts
+        whose instances' loads feed the trends."""
         rows = view.rows(view.window)
-        instances = self.instances
+        instances, position = self.instances, self.position
+        new_rows = (self.rows is None or len(rows) != len(self.rows) or any(
+            a is not b for a, b in zip(rows, self.rows, strict=True)))
+        if new_rows:
+            self.cores = self._loads(rows)
+        cores = self.cores
+        trended = self._update_trends(view, measured, config)
         special = view.blocked.keys() | view.left.keys()
         maintained = set()
         if view.maintenance:
@@ -186,34 +239,71 @@ class SnapshotInputs:
         recheck = (special | self.special | view.arrived | maintained
                    | self.maintained)
         if self.rows is None:
-            recheck = self.position.keys()
-        elif len(rows) != len(self.rows) or any(
-                a is not b for a, b in zip(rows, self.rows, strict=True)):
-            self._reload(rows, recheck)
+            recheck = position.keys()
+        elif new_rows:
+            self._reload(recheck | trended)
         for name in recheck:
-            i = self.position[name]
-            instances[i] = self._fresh(view, instances[i], name,
-                                       self._load(rows, *self.columns[i][1:]))
+            i = position[name]
+            instances[i] = self._fresh(view, instances[i], name, cores[i])
+        trend = self.trends.trend if trended else None
+        for name in trended - recheck:
+            i = position[name]
+            instances[i] = instances[i].loaded(cores[i], *trend(name))
         self.rows, self.special = rows, special
         self.maintained = maintained
         return list(instances)
 
-    @staticmethod
-    def _load(rows, column, scale):
+    def _loads(self, rows) -> list:
+        """Every instance's trace CPU averaged over ``rows``, in cores."""
         if len(rows) == 1:
-            return rows[0][column] * scale
-        return sum(row[column] for row in rows) / len(rows) * scale
+            row = rows[0]
+            return [row[column] * scale for _, column, scale in self.columns]
+        count = len(rows)
+        sums = [sum(values) for values in zip(*rows, strict=True)]
+        return [sums[column] / count * scale
+                for _, column, scale in self.columns]
 
-    def _reload(self, rows, skip) -> None:
+    def _trend(self, name: str) -> tuple:
+        if self.trends is None:
+            return None, None
+        return self.trends.trend(name)
+
+    def _update_trends(self, view, measured: set,
+                       config: model.PlannerConfig) -> set:
+        """Feed the loads of the instances on the ``measured`` hosts; the
+        instances whose trend changed (measured now, or forgotten since).
+        Nothing while ``load_halflife`` is 0."""
+        if config.load_halflife <= 0:
+            return set()
+        if self.trends is None:
+            self.trends = metrics.LoadTrends(config.load_halflife,
+                                             self.trend_max_age)
+        now, residents = view.now, view.cluster.residents
+        cores, position = self.cores, self.position
+        loads = {name: cores[position[name]]
+                 for host in measured for name in residents[host]}
+        self.trends.update(now, loads)
+        at, batches = self._measured_at, self._batches
+        at.update(dict.fromkeys(loads, now))
+        batches.append((now, loads.keys()))
+        changed = set(loads)
+        while batches and now - batches[0][0] > self.trend_max_age:
+            when, names = batches.popleft()
+            for name in names:
+                if at.get(name) == when:
+                    del at[name]
+                    changed.add(name)
+        return changed
+
+    def _reload(self, skip) -> None:
         """New loads for every instance but ``skip`` (rechecked apart)."""
-        instances, load = self.instances, self._load
-        for i, (name, column, scale) in enumerate(self.columns):
-            known = instances[i]
-            if known is None or name in skip:
+        instances, cores, columns = self.instances, self.cores, self.columns
+        for i, known in enumerate(instances):
+            if known is None or known.cpu_cores == cores[i] \
+                    or columns[i][0] in skip:
                 continue
-            cores = load(rows, column, scale)
-            if known.cpu_cores != cores:
-                instances[i] = known.loaded(cores)
+            instances[i] = known.loaded(cores[i], known.cpu_expected,
+                                        known.cpu_deviation)
 
     def _fresh(self, view, known, name, cores):
         host = view.cluster.location[name]
@@ -223,14 +313,19 @@ class SnapshotInputs:
         transient = host in view.maintenance and name in view.cluster.inflight
         if host in view.maintenance and not transient:
             blocked = None
+        expected, deviation = self._trend(name)
         if (known is None or known.host != host or known.blocked != blocked
                 or known.left != left or known.transient != transient):
             flavor = view.cluster.vms[name].flavor
             return model.InstanceSnapshot(
                 uuid=name, host=host, name=name, vcpus=flavor.vcpus,
                 memory_mb=flavor.memory_mb, cpu_cores=cores,
-                blocked=blocked, left=left, transient=transient)
-        return known if known.cpu_cores == cores else known.loaded(cores)
+                blocked=blocked, left=left, transient=transient,
+                cpu_expected=expected, cpu_deviation=deviation)
+        if (known.cpu_cores == cores and known.cpu_expected == expected
+                and known.cpu_deviation == deviation):
+            return known
+        return known.loaded(cores, expected, deviation)
 
 
 def _step(trace: traces.Trace, now: float) -> int:
@@ -301,42 +396,82 @@ class _Run:
                             if schedule else None)
         self.windows = settings.windows()
         self.card = scoring.Scorecard(settings.config.cpu_threshold,
-                                      settings.ping_pong_periods)
+                                      settings.ping_pong_periods,
+                                      spec.host_vcpus, settings.interval)
+        self.arrivals = scoring.Arrivals(settings.arrival_periods)
+        #: {instance in flight: the relief its move promised}
+        self._promises = {}
+        #: Heap of (when due, order, promise, source, destination).
+        self._reliefs = []
+        self._order = itertools.count()
         self.blocker = _Blocker(settings.cooldown, settings.no_return)
         keep = max(self.windows.window,
                    HISTORY_SECONDS // settings.interval)
         self.history = {h: collections.deque(maxlen=keep)
                         for h in self.cluster.hosts}
         self.loads = []
-        self.inputs = SnapshotInputs(self.cluster)
+        self.inputs = SnapshotInputs(self.cluster, settings.trend_max_age)
 
-    def _measure(self, now: float) -> dict:
-        cluster = self.cluster
-        cores = cluster.host_cores(self.trace.steps[_step(self.trace, now)])
-        percent = {h: 100.0 * c / self.spec.host_vcpus
-                   for h, c in cores.items()}
-        self.card.observe(percent)
+    def _measure(self, period: int, now: float, ended: list) -> tuple:
+        """Every host's CPU now (migrations during the period past on both
+        hosts): the windows' statuses, and the hosts over their threshold
+        by the DRS's doing."""
+        cluster, vcpus = self.cluster, self.spec.host_vcpus
+        row = self.trace.steps[_step(self.trace, now)]
+        cores = cluster.host_cores(row, now - self.settings.interval, now,
+                                   ended)
+        percent = {h: 100.0 * c / vcpus for h, c in cores.items()}
+        caused = self.arrivals.caused(
+            period, percent, self.settings.config.cpu_threshold,
+            cluster.location,
+            lambda name: 100.0 * cluster.vm_cores(cluster.vms[name], row)
+            / vcpus)
+        self.card.observe(percent, len(caused))
+        self._check_reliefs(now, percent)
         self.loads.append(statistics.fmean(percent.values()))
         for host, value in percent.items():
             self.history[host].append(value)
         return self.windows.update(now, {
             h: metrics.HostSample(now, percent[h], cluster.memory_percent(h))
-            for h in cluster.hosts})
+            for h in cluster.hosts}), frozenset(caused)
+
+    def _ended(self, period: int, migration: cluster_mod.Migration) -> None:
+        """A migration is over: its instance's recent arrival, its relief
+        check due."""
+        self.blocker.finished(migration)
+        self.arrivals.arrived(period, migration.vm, migration.destination)
+        promise = self._promises.pop(migration.vm, None)
+        if promise is not None:
+            due = migration.end + (self.settings.relief_check_periods
+                                   * self.settings.interval)
+            heapq.heappush(self._reliefs, (
+                due, next(self._order), promise, migration.source,
+                migration.destination))
+
+    def _check_reliefs(self, now: float, percent: dict) -> None:
+        """The moves due: their relief on this period's measurement."""
+        threshold = self.settings.config.cpu_threshold
+        while self._reliefs and self._reliefs[0][0] <= now:
+            _, _, promise, source, destination = heapq.heappop(self._reliefs)
+            self.card.relieved(relief.check(
+                promise, percent[source], percent[destination], threshold,
+                threshold))
 
     def period(self, period: int) -> None:
         now = float(period * self.settings.interval)
-        cluster, card = self.cluster, self.card
+        cluster = self.cluster
         ended = cluster.finish_migrations(now)
         for migration in ended:
-            self.blocker.finished(migration)
+            self._ended(period, migration)
         if self.maintenance:
             self.maintenance.advance(now, ended)
-        statuses = self._measure(now)
+        statuses, caused = self._measure(period, now, ended)
         recent = self.blocker.state(cluster.inflight, now)
         view = PeriodView(period, now, self.settings.interval, self.trace,
                           cluster, self.history, statuses, recent.blocked,
                           self.windows.window, recent.left, self.inputs,
                           arrived=frozenset(m.vm for m in ended),
+                          drs_caused=caused,
                           maintenance=(self.maintenance.hosts
                                        if self.maintenance else {}),
                           start=functools.partial(self.start, period))
@@ -345,23 +480,40 @@ class _Run:
         # (cheap: what existed before the loop is frozen).
         gc.collect()
         moves, built, decided = self.strategy.plan(view)
-        card.planned(built, decided)
-        for name, destination in moves:
-            self.start(period, name, destination, now)
+        self.card.planned(built, decided)
+        for move in moves:
+            if isinstance(move, model.Move):
+                self.start(period, move.instance, move.destination, now,
+                           _promise(move))
+            else:
+                self.start(period, *move, now)
 
     def start(self, period: int, name: str, destination: str | None,
-              at: float):
-        """Start one move at ``at`` if Nova would; the migration or None."""
+              at: float, promise=None):
+        """Start one move at ``at`` if Nova would; the migration or None.
+        ``promise``: the move's expected loads, checked after it ends."""
         destination, refusal = _admit(self.cluster, name, destination)
         if refusal:
             self.card.refused(refusal)
             return None
-        migration = self.cluster.start_migration(name, destination, at)
+        migration = self.cluster.start_migration(
+            name, destination, at, self.trace.steps[_step(self.trace, at)])
         self.card.migrated(period, name, migration.source, destination,
-                           migration.memory_mb)
+                           migration.memory_mb,
+                           migration.end - migration.start)
+        if promise is not None:
+            self._promises[name] = promise
         if self.maintenance:
             self.maintenance.migrated(migration)
         return migration
+
+
+def _promise(move: model.Move):
+    """What a balancing or leveling move is expected to do, to be checked
+    after it (a drain promises no relief)."""
+    if move.goal in (model.BALANCE, model.LEVEL):
+        return move.expected
+    return None
 
 
 def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,

@@ -15,11 +15,16 @@ from nova_drs_scheduler.simulate import maintenance
 COLUMNS = (
     ('strategy', 'strategy'),
     ('overloaded_host_periods', 'overloaded host-periods'),
+    ('drs_caused_overloaded_host_periods', 'DRS-caused'),
     ('worst_overload_percent', 'worst overload %'),
+    ('unserved_core_minutes', 'unserved core-min'),
     ('migrations', 'migrations'),
     ('failed_migrations', 'failed'),
     ('gb_moved', 'GB moved'),
+    ('instance_minutes_in_migration', 'instance-min in migration'),
     ('ping_pongs', 'ping-pongs'),
+    ('relief_checked', 'relief checked'),
+    ('relief_held_percent', 'relief held %'),
     ('stddev_mean', 'load std-dev mean'),
     ('stddev_p95', 'load std-dev p95'),
     ('input_ms_mean', 'input ms mean'),
@@ -72,8 +77,9 @@ def markdown(table: list, parameters: dict) -> str:
     lines = ['| ' + ' | '.join(title for _, title in shown) + ' |',
              '|' + '|'.join('---' for _ in shown) + '|']
     for row in table:
-        lines.append('| ' + ' | '.join(str(row[key]) for key, _ in shown)
-                     + ' |')
+        lines.append('| ' + ' | '.join(
+            '-' if row[key] is None else str(row[key]) for key, _ in shown)
+            + ' |')
     return '\n'.join(lines)
 
 
@@ -95,6 +101,7 @@ def document(parameters: dict, results) -> dict:
             row, mean_host_load_percent=round(result.mean_load, 2),
             failed_by_reason=dict(card.failed),
             overloaded_hosts=card.overloaded_series,
+            drs_caused_hosts=card.caused_series,
             stddev=[round(v, 3) for v in card.stddev_series]))
         if parameters.get('maintenance') is not None:
             document['results'][-1]['drains'] = [

@@ -1,7 +1,9 @@
 """The strategies a run compares, behind one small interface.
 
 A strategy has a ``name`` and ``plan(view) -> (moves, input, decision)``:
-the moves as ``(instance, destination)`` pairs, then two CPU times of
+the moves as ``(instance, destination)`` pairs, or as the planner's
+:class:`~nova_drs_scheduler.rebalance.model.Move` objects, whose expected
+loads the engine checks after the move; then two CPU times of
 the process in seconds (``time.process_time``: other work on a shared
 machine does not count), timed the same way for every strategy:
 building the strategy's input from the simulated cluster (our snapshot
@@ -61,9 +63,9 @@ class PlannerStrategy:
         return result, built - started, decided - built
 
     def plan(self, view) -> tuple:
+        """The plan's moves themselves, so that their relief is checked."""
         result, built, decided = self.decide(view)
-        return ([(m.instance, m.destination) for m in result.moves],
-                built, decided)
+        return list(result.moves), built, decided
 
 
 def build(name: str, config: model.PlannerConfig, seed: int,

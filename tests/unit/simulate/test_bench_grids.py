@@ -7,10 +7,12 @@ the rows would not be recognised as the same.  The checks are made per
 seed, against the best Watcher row of that seed.
 """
 
+import json
 import os
 import sys
 from unittest import mock
 
+import fixtures
 import testtools
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -90,13 +92,17 @@ class WatcherGridTest(testtools.TestCase):
 
 
 def _run(strategy, seed, overloaded, migrations, gb=10.0, worst=90.0,
-         ping_pongs=0, watcher=None):
-    return {'strategy': strategy, 'seed': seed,
-            'watcher': strategy.startswith('WB') if watcher is None
-            else watcher,
+         ping_pongs=0, watcher=None, caused=0, unserved=0.0, held=None):
+    watcher = strategy.startswith('WB') if watcher is None else watcher
+    return {'strategy': strategy, 'seed': seed, 'watcher': watcher,
             'default': False, 'overloaded_host_periods': overloaded,
+            'drs_caused_overloaded_host_periods': caused,
             'migrations': migrations, 'gb_moved': gb,
+            'instance_minutes_in_migration': migrations / 30.0,
             'worst_overload_percent': worst, 'ping_pongs': ping_pongs,
+            'unserved_core_minutes': unserved,
+            'relief_checked': 0 if held is None else 10,
+            'relief_held_percent': held,
             'failed_migrations': 0, 'input_ms_mean': 1.0,
             'plan_ms_mean': 1.0, 'total_ms_p95': 2.0}
 
@@ -252,6 +258,145 @@ class BarChecksTest(testtools.TestCase):
         self.assertIn('| WB a | 2 | 0 | 0 | 0 | 0 | 0 | 0 | WB b | pass |',
                       text)
         self.assertIn('| WB b | 1 | 1 | 0 | 0 | 0 | 1 | 1 | - | - |', text)
+
+
+class SingleSettingChecksTest(testtools.TestCase):
+    """The headline verdict: sums over the seeds, against Watcher's best
+    single setting on the trace."""
+
+    WB60 = 'WB period 60 s, threshold 80'
+
+    def setUp(self):
+        super().setUp()
+        self.bench = _bench()
+        # Sums: balanced 100 overloaded / 60 migrations / 10 DRS-caused /
+        # 30 unserved / worst 95; WB60 130 / 80 / unserved 40 / worst 97;
+        # WB b 120 / 50 / unserved 31 / worst 99.
+        self.runs = [
+            _run('none', 1, 500, 0, worst=120.0, unserved=90.0),
+            _run('none', 2, 500, 0, worst=110.0, unserved=90.0),
+            _run('balanced', 1, 60, 40, worst=95.0, caused=6,
+                 unserved=20.0, held=80.0),
+            _run('balanced', 2, 40, 20, worst=90.0, caused=4,
+                 unserved=10.0, held=60.0),
+            _run(self.WB60, 1, 70, 40, worst=97.0, unserved=20.0),
+            _run(self.WB60, 2, 60, 40, worst=90.0, unserved=20.0),
+            _run('WB b', 1, 50, 30, worst=99.0, unserved=16.0),
+            _run('WB b', 2, 70, 20, worst=80.0, unserved=15.0),
+        ]
+
+    def _check(self, runs, bursts=True):
+        return self.bench.single_setting_checks(self.bench.aggregate(runs),
+                                                bursts)
+
+    def _figures(self, result):
+        return {c['letter']: (c['ours'], c['theirs'], c['passed'])
+                for c in result['checks']}
+
+    def test_the_best_single_setting_by_sums(self):
+        result = self._check(self.runs)
+        # WB b: 120 over the seeds, fewer than WB60's 130 (though WB60 is
+        # better on seed 2 and WB b on seed 1).
+        self.assertEqual('WB b', result['against'])
+        self.assertEqual(self.WB60, self.bench.WB60)
+        self.assertEqual({'o': (100, 120, True), 'm': (60, 50, False),
+                          'p': (0, 0, True), 'u': (30.0, 31.0, True),
+                          'w': (95.0, 99.0, True), 'd': (10, 10.0, True),
+                          'b': (60, 80, True)},
+                         self._figures(result))
+        self.assertEqual('m', result['failed'])
+        self.assertEqual([1, 2], result['seeds'])
+
+    def test_each_letter_fails(self):
+        runs = [dict(r) for r in self.runs]
+        ours = [r for r in runs if r['strategy'] == 'balanced']
+        ours[0].update(overloaded_host_periods=80, migrations=70,
+                       ping_pongs=1, unserved_core_minutes=25.0,
+                       worst_overload_percent=99.5,
+                       drs_caused_overloaded_host_periods=9)
+        result = self._check(runs)
+        # 120 over: o fails on equality; 90 migrations above WB b's 50 and
+        # WB60's 80; 35 unserved above WB b's 31; 13 DRS-caused above 12.
+        self.assertEqual('ompuwdb', result['failed'])
+        self.assertEqual((90, 80, False), self._figures(result)['b'])
+
+    def test_unserved_against_every_watcher_row(self):
+        runs = [dict(r) for r in self.runs]
+        runs[4]['unserved_core_minutes'] = 9.0   # WB60, seed 1: 29 in all
+        figures = self._figures(self._check(runs))
+        self.assertEqual((30.0, 29.0, False), figures['u'])
+
+    def test_b_only_with_bursts_and_fails_without_its_row(self):
+        self.assertNotIn('b', self._figures(self._check(self.runs, False)))
+        runs = [r for r in self.runs
+                if not (r['strategy'] == self.WB60 and r['seed'] == 2)]
+        result = self._check(runs)
+        self.assertEqual((60, None, False), self._figures(result)['b'])
+        self.assertIn('b', result['failed'])
+        self.assertIn('not run', self.bench.headline_markdown(result))
+
+    def test_rows_not_run_on_every_seed_are_not_the_best(self):
+        runs = self.runs + [_run('WB c', 1, 1, 1, unserved=0.0)]
+        result = self._check(runs)
+        self.assertEqual('WB b', result['against'])
+        self.assertTrue(self._figures(result)['u'][2])
+
+    def test_no_verdict_without_a_watcher_row(self):
+        self.assertEqual({}, self._check(self.runs[:4]))
+        self.assertIn('No verdict', self.bench.headline_markdown({}))
+
+    def test_markdown_gives_both_figures(self):
+        text = self.bench.headline_markdown(self._check(self.runs))
+        self.assertIn('- yes (o): fewer overloaded host-periods than the '
+                      'best Watcher row: 100 / 120', text)
+        self.assertIn('- **NO** (m): no more migrations than it: 60 / 50',
+                      text)
+        self.assertIn('Verdict: **bar not met** (failed: m)', text)
+
+    def test_relief_held_of_rows_without_checks(self):
+        rows = {r['strategy']: r for r in self.bench.aggregate(self.runs)}
+        self.assertEqual((None, None), rows['WB b']['relief_held_percent'])
+        mean, spread = rows['balanced']['relief_held_percent']
+        self.assertEqual(70.0, mean)
+        self.assertIn('| 89.5 ± 13.4 | 15.5 ± 0.7 | - | 1.00 ± 0.00 |',
+                      self.bench.quality_markdown(list(rows.values())))
+
+
+class ReuseTest(testtools.TestCase):
+    """--reuse takes Watcher's runs of an earlier quality.json, not those
+    made before the migration cost model."""
+
+    def setUp(self):
+        super().setUp()
+        self.bench = _bench()
+        self.args = self.bench.main.__globals__['argparse'].Namespace(
+            seeds='1', vms=10, shape='planetlab', trace=None, bursts=True,
+            config_file=[])
+        self.source = self.bench.cli.describe(
+            self.bench.cli.parser().parse_args(
+                list(self.bench._simulate_argv(self.args, 1))))
+
+    def _write(self, runs):
+        path = os.path.join(self.useFixture(
+            fixtures.TempDir()).path, 'quality.json')
+        with open(path, 'w') as stream:
+            json.dump({'source': self.source, 'seeds': [1], 'runs': runs},
+                      stream)
+        return path
+
+    def test_runs_with_every_column_are_reused(self):
+        run = _run('WB a', 1, 10, 5)
+        path = self._write([run, _run('balanced', 1, 5, 5)])
+        self.assertEqual([run], self.bench._reused([path], self.args))
+
+    def test_runs_without_the_new_columns_are_refused(self):
+        run = _run('WB a', 1, 10, 5)
+        del run['unserved_core_minutes']
+        path = self._write([run])
+        error = self.assertRaises(SystemExit, self.bench._reused, [path],
+                                  self.args)
+        self.assertIn('unserved_core_minutes', str(error))
+        self.assertIn('run those rows again', str(error))
 
 
 class WatcherFailureTest(testtools.TestCase):

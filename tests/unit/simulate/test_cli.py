@@ -54,6 +54,43 @@ class CliTest(testtools.TestCase):
         self.assertEqual({'threshold': 70.0},
                          parameters['watcher']['workload_balance'])
 
+    def test_migration_model_defaults_to_the_planners_and_is_overridden(
+            self):
+        path = tempfiles.write(self, '[drs]\nmigration_bandwidth = 2000\n'
+                               'migration_dirty_rate = 16\n', '.conf')
+        for extra, bandwidth, dirty in (
+                ((), 2000.0, 16.0),
+                (('--bandwidth-mbps', '500', '--dirty-rate', '0'), 500.0,
+                 0.0)):
+            setup = cli.prepare(cli.parser().parse_args(
+                ['--vms', '10', '--steps', '2', '--config-file', path]
+                + list(extra)))
+            self.assertEqual((bandwidth, dirty),
+                             (setup.spec.bandwidth_mbps,
+                              setup.spec.dirty_mib_per_core))
+        setup = cli.prepare(cli.parser().parse_args(['--vms', '10']))
+        self.assertEqual((10000.0, 64.0), (setup.spec.bandwidth_mbps,
+                                           setup.spec.dirty_mib_per_core))
+        self.assertEqual(10, setup.settings.relief_check_periods)
+
+    def test_the_tables_new_columns(self):
+        code, stdout, _ = self._main(
+            '--vms', '60', '--steps', '6', '--strategies', 'none,balanced',
+            '--output-dir', self.out, '--no-plot')
+        self.assertEqual(0, code)
+        self.assertIn('| DRS-caused | worst overload % | unserved core-min |'
+                      ' migrations | failed | GB moved | instance-min in '
+                      'migration | ping-pongs | relief checked | relief '
+                      'held % |', stdout)
+        # Nothing moved: no relief checked, none held.
+        self.assertRegex(stdout, r'\| none \|( [^|]+ \|){9} 0 \| - \|')
+        with open(os.path.join(self.out, 'rebalance.json')) as stream:
+            document = json.load(stream)
+        none = document['results'][0]
+        self.assertIsNone(none['relief_held_percent'])
+        self.assertEqual(0, none['drs_caused_overloaded_host_periods'])
+        self.assertEqual(30, len(none['drs_caused_hosts']))
+
     def test_rolling_maintenance_adds_the_drain_columns(self):
         code, stdout, _ = self._main(
             '--vms', '60', '--steps', '6', '--hosts', '3', '--strategies',
@@ -130,6 +167,7 @@ class InputTest(testtools.TestCase):
                               ('--steps', '0'), ('--steps', '-1'),
                               ('--step-seconds', '0'), ('--vms', '0'),
                               ('--bandwidth-mbps', '0'),
+                              ('--dirty-rate', '-1'),
                               ('--target-load', 'nan'),
                               ('--ping-pong-periods', '0')):
             line = self.refused(option, value, '--output-dir', self.out)

@@ -10,6 +10,8 @@ from nova_drs_scheduler.simulate import cluster
 
 SMALL = cluster.Flavor('small', 1, 1024)
 BIG = cluster.Flavor('big', 4, 4096)
+#: A trace row where every VM is idle: a migration copies its RAM once.
+IDLE = (0.0,) * 8
 
 
 def _vms(*flavors):
@@ -125,14 +127,21 @@ class PlacementTest(testtools.TestCase):
         cluster.ClusterSpec(hosts=1, bandwidth_mbps=0.5)
         for bad in (dict(hosts=0), dict(hosts=1, bandwidth_mbps=0),
                     dict(hosts=1, bandwidth_mbps=-1),
+                    dict(hosts=1, dirty_mib_per_core=-0.1),
                     dict(hosts=1, placement='packed')):
             self.assertRaises(ValueError, cluster.ClusterSpec, **bad)
 
     def test_defaults_are_the_benchmarks(self):
         # As the CLI's defaults and its --flavors help say.
         self.assertEqual(
-            cluster.ClusterSpec(1, 32, 524288, 8.0, 1.0, 10000.0, 'spread',
-                                0), cluster.ClusterSpec(hosts=1))
+            cluster.ClusterSpec(1, 32, 524288, 8.0, 1.0, 10000.0, 64.0,
+                                'spread', 0), cluster.ClusterSpec(hosts=1))
+        # The planner's defaults: the migration it costs is the one run.
+        planner = model.PlannerConfig()
+        self.assertEqual(
+            (planner.migration_bandwidth, planner.migration_dirty_rate),
+            (cluster.ClusterSpec(hosts=1).bandwidth_mbps,
+             cluster.ClusterSpec(hosts=1).dirty_mib_per_core))
         self.assertEqual((cluster.Flavor('m1.small', 1, 2048, 0.4),
                           cluster.Flavor('m1.medium', 2, 4096, 0.35),
                           cluster.Flavor('m1.large', 4, 8192, 0.2),
@@ -143,7 +152,7 @@ class PlacementTest(testtools.TestCase):
     def test_records_are_immutable(self):
         placed = cluster.Cluster(_spec(), _vms(SMALL))
         for record in (placed.spec, placed.vms['vm0'],
-                       placed.start_migration('vm0', 'host-1', 0.0)):
+                       placed.start_migration('vm0', 'host-1', 0.0, IDLE)):
             field = dataclasses.fields(record)[0].name
             self.assertRaises(dataclasses.FrozenInstanceError, setattr,
                               record, field, None)
@@ -184,36 +193,67 @@ class MigrationTest(testtools.TestCase):
 
     def test_duration_from_ram_and_bandwidth(self):
         vm = self.cluster.vms['vm0']
-        self.assertAlmostEqual(1.0, self.cluster.duration(vm))
+        self.assertAlmostEqual(1.0, self.cluster.duration(vm, 0.0))
         # 2 GiB at the default 10 Gbit/s: 17179.869184 Mbit.
         default = cluster.Cluster(cluster.ClusterSpec(hosts=1),
                                   _vms(cluster.DEFAULT_FLAVORS[0]))
         self.assertAlmostEqual(1.717986918,
-                               default.duration(default.vms['vm0']))
+                               default.duration(default.vms['vm0'], 0.0))
+
+    def test_dirty_pages_lengthen_a_busy_instances_copy(self):
+        # 1 GiB copies in 1 s; a busy core dirties 256 MiB/s, a quarter of
+        # the bandwidth: each round lasts a quarter of the one before,
+        # 1 + 1/4 + 1/16 + ... (31 rounds) = 4/3 s.
+        busy = cluster.Cluster(
+            _spec(bandwidth_mbps=8 * 1024 * 1.048576,
+                  dirty_mib_per_core=256.0),
+            _vms(cluster.Flavor('one-gib', 2, 1024)))
+        vm = busy.vms['vm0']
+        self.assertAlmostEqual(1.0, busy.duration(vm, 0.0))
+        self.assertAlmostEqual(4.0 / 3.0, busy.duration(vm, 1.0))
+        # Two busy cores dirty half the bandwidth: 2 s.
+        self.assertAlmostEqual(2.0, busy.duration(vm, 2.0))
+        # The load at the start (50 % of 2 vCPUs: one core) sets it.
+        migration = busy.start_migration('vm0', 'host-1', 10.0, (50.0,))
+        self.assertAlmostEqual(10.0 + 4.0 / 3.0, migration.end)
 
     def test_destination_claimed_at_start_source_released_at_end(self):
         step = (50.0,)
-        migration = self.cluster.start_migration('vm0', 'host-1', now=10.0)
+        migration = self.cluster.start_migration('vm0', 'host-1', 10.0, IDLE)
         self.assertEqual(('host-0', 11.0), (migration.source, migration.end))
         self.assertEqual(1, self.cluster.used_vcpus['host-0'])
         self.assertEqual(1, self.cluster.used_vcpus['host-1'])
         self.assertEqual({'host-0': 1, 'host-1': 1},
                          self.cluster.inflight_by_host())
-        # The load stays on the source while the copy runs.
+        # Sampled now, the instance is on its source...
         self.assertEqual({'host-0': 0.5, 'host-1': 0.0},
                          self.cluster.host_cores(step))
+        # ... and on its destination too for the time the copy ran in the
+        # sampling window: all of it, then half of it.
+        self.assertEqual({'host-0': 0.5, 'host-1': 0.5},
+                         self.cluster.host_cores(step, 10.0, 10.5))
+        self.assertEqual({'host-0': 0.5, 'host-1': 0.25},
+                         self.cluster.host_cores(step, 9.5, 10.5))
         self.assertEqual([], self.cluster.finish_migrations(10.5))
         self.assertEqual([migration], self.cluster.finish_migrations(11.0))
         self.assertEqual({'host-0': 0.0, 'host-1': 0.5},
                          self.cluster.host_cores(step))
+        # Over: on the destination, and on the source for the time the
+        # copy ran in the window (0.5 s of 2 s; none of a later window).
+        self.assertEqual({'host-0': 0.125, 'host-1': 0.5},
+                         self.cluster.host_cores(step, 10.5, 12.5,
+                                                 [migration]))
+        self.assertEqual({'host-0': 0.0, 'host-1': 0.5},
+                         self.cluster.host_cores(step, 11.0, 13.0,
+                                                 [migration]))
         self.assertEqual(0, self.cluster.used_vcpus['host-0'])
         self.assertEqual({}, self.cluster.inflight)
 
     def test_two_moves_into_one_host(self):
         placed = cluster.Cluster(
             _spec(hosts=3), _vms(SMALL, cluster.Flavor('two', 2, 1536)))
-        placed.start_migration('vm0', 'host-2', now=0.0)
-        placed.start_migration('vm1', 'host-2', now=0.0)
+        placed.start_migration('vm0', 'host-2', 0.0, IDLE)
+        placed.start_migration('vm1', 'host-2', 0.0, IDLE)
         self.assertEqual({'host-0': 1, 'host-1': 1, 'host-2': 2},
                          placed.inflight_by_host())
         # 1024 + 1536 MB of 8192.
@@ -271,7 +311,7 @@ class MaintenanceTest(testtools.TestCase):
         vm = self.placed.vms['vm0']
         # host-1 and host-2 hold one small VM each: a tie, by name.
         self.assertEqual('host-1', self.placed.scheduler_choice(vm))
-        self.placed.start_migration('vm2', 'host-1', now=0.0)
+        self.placed.start_migration('vm2', 'host-1', 0.0, IDLE)
         self.assertEqual('host-2', self.placed.scheduler_choice(vm))
         self.placed.disabled.add('host-2')
         self.assertEqual('host-1', self.placed.scheduler_choice(vm))
@@ -282,7 +322,11 @@ class MaintenanceTest(testtools.TestCase):
 
     def test_instances_on_a_host(self):
         self.assertEqual(['vm0', 'vm3'], self.placed.instances_on('host-0'))
-        self.placed.start_migration('vm0', 'host-1', now=0.0)
+        self.placed.start_migration('vm0', 'host-1', 0.0, IDLE)
         self.assertEqual(['vm0', 'vm3'], self.placed.instances_on('host-0'))
+        self.assertEqual({'vm0', 'vm3'}, self.placed.residents['host-0'])
+        self.placed.finish_migrations(60.0)
+        self.assertEqual({'host-0': {'vm3'}, 'host-1': {'vm0', 'vm1'},
+                          'host-2': {'vm2'}}, self.placed.residents)
         self.assertEqual(('host-00', 'host-10'),
                          cluster.host_names(11)[::10])

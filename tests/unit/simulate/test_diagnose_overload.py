@@ -102,12 +102,13 @@ class ReplayTest(testtools.TestCase):
         windows = functools.partial(
             metrics.MetricsWindows, 1, 1, 180, config.cpu_threshold,
             config.ram_threshold)
-        recorder = tool.Recorder(config, 'balanced', arrival_periods=60)
+        recorder = tool.Recorder(config, 'balanced')
         result = engine.run(trace, vms, spec, recorder,
                             engine.Settings(config, windows))
         recorder.finish()
         self.assertEqual(sum(recorder.counts.values()),
                          result.card.summary()['overloaded_host_periods'])
+        self.caused = result.card.caused_series
         return recorder
 
     def test_no_destination_at_all(self):
@@ -129,3 +130,6 @@ class ReplayTest(testtools.TestCase):
                           'no move: no destination: margin': 1},
                          dict(recorder.counts))
         self.assertEqual({1: 1, 2: 1}, dict(recorder.episodes))
+        # The simulator's own DRS-caused count: the arrival's first
+        # period and the one after.
+        self.assertEqual([0, 1, 1], self.caused)

@@ -70,7 +70,8 @@ class LoopTest(testtools.TestCase):
         self.spec = cluster.ClusterSpec(
             hosts=2, host_vcpus=4, host_memory_mb=4096,
             cpu_allocation_ratio=2.0,
-            bandwidth_mbps=1024 * 8 * 1.048576 / 90)
+            bandwidth_mbps=1024 * 8 * 1.048576 / 90,
+            dirty_mib_per_core=0.0)
 
     def test_no_moves_counts_every_overloaded_period(self):
         result = engine.run(self.trace, self.vms, self.spec,
@@ -80,15 +81,20 @@ class LoopTest(testtools.TestCase):
         self.assertEqual(100.0, summary['worst_overload_percent'])
         self.assertEqual(50.0, result.mean_load)
 
-    def test_load_arrives_when_the_migration_ends(self):
+    def test_load_on_both_hosts_while_the_migration_runs(self):
+        # In flight from 60 s to 150 s: the sample at 120 s has it on both
+        # hosts; the one at 180 s on the destination, and on the source
+        # for the 30 s of the minute the copy still ran.
         script = Scripted({1: [('vm0', 'host-1')]})
         result = engine.run(self.trace, self.vms, self.spec, script,
                             _settings())
-        self.assertEqual([1, 1, 1, 1, 1], result.card.overloaded_series)
-        self.assertEqual([100.0, 100.0, 100.0, 0.0, 0.0],
+        self.assertEqual([1, 1, 2, 1, 1], result.card.overloaded_series)
+        self.assertEqual([100.0, 100.0, 100.0, 50.0, 0.0],
                          [load['host-0'] for load, _ in script.seen])
-        self.assertEqual([0.0, 0.0, 0.0, 100.0, 100.0],
+        self.assertEqual([0.0, 0.0, 100.0, 100.0, 100.0],
                          [load['host-1'] for load, _ in script.seen])
+        self.assertEqual(1.5, result.card.summary()[
+            'instance_minutes_in_migration'])
         self.assertEqual({}, script.seen[1][1])
         self.assertEqual({'vm0': 'migrating host-0 -> host-1'},
                          script.seen[2][1])
@@ -158,6 +164,103 @@ class LoopTest(testtools.TestCase):
         self.assertEqual([1] * 5 + [0] * 5, result.card.overloaded_series)
 
 
+class AccountingTest(testtools.TestCase):
+    """The columns the engine feeds the scorecard from each measurement."""
+
+    def setUp(self):
+        super().setUp()
+        self.flavor = cluster.Flavor('f', 4, 1024)
+        # 1 GiB copies in 90 s.
+        self.spec = cluster.ClusterSpec(
+            hosts=2, host_vcpus=4, host_memory_mb=4096,
+            cpu_allocation_ratio=2.0,
+            bandwidth_mbps=1024 * 8 * 1.048576 / 90,
+            dirty_mib_per_core=0.0)
+
+    def test_unserved_core_minutes(self):
+        # Both VMs (4 vCPUs at 100 %) on one 4-CPU host: 4 cores over its
+        # capacity, for five one-minute periods.
+        trace = _trace([100.0] * 5, [100.0] * 5)
+        vms = cluster.assign_flavors(trace.names, (self.flavor,), 0)
+        spec = dataclasses.replace(self.spec, hosts=1)
+        card = engine.run(trace, vms, spec, strategies.NoMoves(),
+                          _settings()).card
+        self.assertEqual(20.0, card.summary()['unserved_core_minutes'])
+
+    def test_drs_caused_host_periods(self):
+        # vm0 (host-0, 100 %) goes to host-1 at 60 s, in flight until
+        # 150 s: host-1 is over from 120 s, by an arrival from 180 s, for
+        # two periods.
+        trace = _trace([100.0] * 7, [0.0] * 7)
+        vms = cluster.assign_flavors(trace.names, (self.flavor,), 0)
+        script = Recording(lambda view: sorted(view.drs_caused),
+                           {1: [('vm0', 'host-1')]})
+        card = engine.run(trace, vms, self.spec, script,
+                          _settings(arrival_periods=2)).card
+        self.assertEqual([1, 1, 2, 1, 1, 1, 1], card.overloaded_series)
+        self.assertEqual([[], [], [], ['host-1'], ['host-1'], [], []],
+                         script.seen)
+        self.assertEqual([0, 0, 0, 1, 1, 0, 0], card.caused_series)
+        self.assertEqual(
+            2, card.summary()['drs_caused_overloaded_host_periods'])
+
+    def test_relief_checked_after_the_move_ends(self):
+        # Three 4-CPU hosts; vm0 and vm3 (2 vCPUs at 90 %) on host-0
+        # (90 %), vm1 on host-1 and vm2 on host-2 (10 %: 5 %).  Sub-second
+        # copies; checks one period after the end: the first period 60 s
+        # after it.
+        trace = _trace([90.0] * 8, [10.0] * 8, [10.0] * 8, [90.0] * 8)
+        vms = cluster.assign_flavors(
+            trace.names, (cluster.Flavor('f', 2, 1024),), 0)
+        spec = dataclasses.replace(self.spec, hosts=3, host_memory_mb=8192,
+                                   bandwidth_mbps=10000.0)
+
+        def move(instance, destination, goal, **expected):
+            return model.Move(instance, 'host-0', destination, 'test',
+                              expected, goal=goal)
+
+        promise = {'source_cpu_before': 90.0, 'source_cpu': 45.0,
+                   'destination_cpu': 50.0}
+        script = Recording(lambda view: None, {
+            # Checked at 120 s: host-0 45 %, host-1 50 %: held.
+            0: [move('vm0', 'host-1', model.BALANCE, **promise)],
+            # Checked at 240 s: host-0 0 %, host-1 95 %: not held.
+            2: [move('vm3', 'host-1', model.LEVEL, **promise)],
+            # None checked: a pair (Watcher's), a drain, and a move whose
+            # plan recorded no load before it.
+            3: [('vm2', 'host-0'),
+                move('vm1', 'host-2', model.DRAIN, **promise)],
+            4: [move('vm0', 'host-2', model.BALANCE, source_cpu=1.0,
+                     destination_cpu=1.0)],
+        })
+        card = engine.run(trace, vms, spec, script,
+                          _settings(relief_check_periods=1)).card
+        self.assertEqual(5, card.migrations)
+        summary = card.summary()
+        self.assertEqual(2, summary['relief_checked'])
+        self.assertEqual(50.0, summary['relief_held_percent'])
+        self.assertEqual([True, False],
+                         [o['held'] for o in card.reliefs if o])
+        self.assertEqual((True, False),
+                         (card.reliefs[1]['source_relieved'],
+                          card.reliefs[1]['destination_spared']))
+
+    def test_relief_check_waits_for_the_end_of_the_migration(self):
+        # A 90 s copy from 60 s ends at 150 s: checked 10 periods later at
+        # the first period from 750 s (780 s, period 13): a 13-period run
+        # checks nothing, a 14-period one checks it.
+        for periods, checked in ((13, 0), (14, 1)):
+            trace = _trace([100.0] * periods, [0.0] * periods)
+            vms = cluster.assign_flavors(trace.names, (self.flavor,), 0)
+            script = Recording(lambda view: None, {1: [model.Move(
+                'vm0', 'host-0', 'host-1', 'test',
+                {'source_cpu_before': 100.0, 'source_cpu': 0.0,
+                 'destination_cpu': 100.0})]})
+            card = engine.run(trace, vms, self.spec, script,
+                              _settings()).card
+            self.assertEqual(checked, card.summary()['relief_checked'])
+
+
 class PlannerTest(testtools.TestCase):
     """The production planner, driven through the simulator."""
 
@@ -201,13 +304,21 @@ class SnapshotInputsTest(testtools.TestCase):
             dataclasses.replace(CONFIG, stabilization=1), 'balanced')
         checked = []
 
+        trended = []
+
         class Checking:
             name = 'checking'
 
             def plan(self, view):
-                kept = view.snapshot(CONFIG).instances
-                fresh = engine.SnapshotInputs(view.cluster).build(view)
-                checked.append(list(kept) == fresh)
+                snapshot = view.snapshot(CONFIG)
+                kept = snapshot.instances
+                # Trends need history: the fresh build reads the same.
+                fresh = engine.SnapshotInputs(view.cluster)
+                fresh.trends = view.inputs.trends
+                checked.append(list(kept) == fresh.build(
+                    view, view.measured(snapshot.hosts, CONFIG), CONFIG))
+                trended.append(sum(i.cpu_expected is not None
+                                   for i in kept))
                 return planner.plan(view)
 
         # With no cooldown and no no-return time, a sub-second move (1 GiB
@@ -219,6 +330,37 @@ class SnapshotInputsTest(testtools.TestCase):
                                         no_return=no_return)).card
             self.assertGreater(card.migrations, 0)
             self.assertEqual([True] * 8, checked)
+            self.assertGreater(max(trended), 0)
+
+    def test_trends_of_the_instances_on_measured_hosts(self):
+        # vm0 (2 vCPUs) alone on 2-CPU host-0 runs at 90 % then 100 %
+        # (two periods each, over the threshold: measured), then 10 %;
+        # vm1 on host-1 stays at 10 %, never measured.
+        trace = _trace([90.0, 100.0, 10.0, 10.0], [10.0] * 4,
+                       step_seconds=120)
+        flavor = cluster.Flavor('f', 2, 1024)
+        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+        spec = cluster.ClusterSpec(hosts=2, host_vcpus=2,
+                                   host_memory_mb=8192)
+        windows = functools.partial(metrics.MetricsWindows, 1, 1, 180,
+                                    80.0, 90.0)
+        script = Recording(lambda view: [
+            (i.cpu_expected, i.cpu_deviation)
+            for i in view.snapshot(CONFIG).instances])
+        engine.run(trace, vms, spec, script,
+                   engine.Settings(CONFIG, windows, trend_max_age=120))
+        # The oracle: the same trends fed by hand at 0, 60, 120 and 180 s.
+        trends = metrics.LoadTrends(CONFIG.load_halflife, 120)
+        expected = []
+        for now, cores in ((0, 1.8), (60, 1.8), (120, 2.0), (180, 2.0)):
+            trends.update(now, {'vm0': cores})
+            expected.append(trends.trend('vm0'))
+        # Kept unmeasured up to 120 s after 180 s, forgotten at 360 s.
+        expected += [expected[-1]] * 2 + [(None, None)] * 2
+        self.assertEqual(expected, [vm0 for vm0, _ in script.seen])
+        self.assertEqual([(None, None)] * 8, [vm1 for _, vm1 in script.seen])
+        self.assertIsNone(expected[0][1])
+        self.assertGreater(expected[3][1], 0.0)
 
     @staticmethod
     def _hosts_seen(loads, host_vcpus, **windows_options):
@@ -267,7 +409,8 @@ class SnapshotInputsTest(testtools.TestCase):
         vms = cluster.assign_flavors(trace.names, (flavor,), 0)
         spec = cluster.ClusterSpec(hosts=2, host_vcpus=4,
                                    host_memory_mb=8192,
-                                   bandwidth_mbps=1024 * 8 * 1.048576 / 200)
+                                   bandwidth_mbps=1024 * 8 * 1.048576 / 200,
+                                   dirty_mib_per_core=0.0)
         windows = functools.partial(metrics.MetricsWindows, 2, 1, 180,
                                     80.0, 90.0)
         script = Recording(
@@ -314,6 +457,10 @@ class SettingsTest(testtools.TestCase):
         self.assertEqual((60, 3600.0, 21600.0, 180),
                          (settings.interval, settings.cooldown,
                           settings.no_return, settings.ping_pong_periods))
+        # diagnose_overload's --arrival-periods; [drs] relief_check_delay
+        # (600 s) in periods.
+        self.assertEqual((60, 10), (settings.arrival_periods,
+                                    settings.relief_check_periods))
         self.assertRaises(dataclasses.FrozenInstanceError, setattr,
                           settings, 'interval', 1)
 

@@ -49,7 +49,8 @@ class MaintenanceLoopTest(testtools.TestCase):
         # 1 GiB copies in 1 s.
         self.spec = cluster.ClusterSpec(
             hosts=3, host_vcpus=4, host_memory_mb=8192,
-            bandwidth_mbps=8 * 1024 * 1.048576)
+            bandwidth_mbps=8 * 1024 * 1.048576,
+            dirty_mib_per_core=0.0)
 
     def _run(self, strategy, schedule, **settings):
         return engine.run(self.trace, self.vms, self.spec, strategy,
@@ -117,7 +118,8 @@ class MaintenanceLoopTest(testtools.TestCase):
         # maintenance at 120 s; vm3 leaves it from 120 s to 210 s.
         self.spec = cluster.ClusterSpec(
             hosts=3, host_vcpus=4, host_memory_mb=8192,
-            bandwidth_mbps=1024 * 8 * 1.048576 / 90)
+            bandwidth_mbps=1024 * 8 * 1.048576 / 90,
+            dirty_mib_per_core=0.0)
         strategy = Looking(look, moves={0: [('vm1', 'host-0')],
                                         2: [('vm3', 'host-2')]})
         self._run(strategy, maintenance.drain('host-0', 120.0))

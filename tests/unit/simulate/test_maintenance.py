@@ -7,12 +7,15 @@ from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import maintenance
 
 SMALL = cluster.Flavor('small', 1, 1024)
+#: A trace row of idle VMs.
+IDLE = (0.0,) * 8
 
 
 def _cluster(vms=3, hosts=3):
     spec = cluster.ClusterSpec(hosts=hosts, host_vcpus=4,
                                host_memory_mb=8192,
-                               bandwidth_mbps=8 * 1024 * 1.048576)
+                               bandwidth_mbps=8 * 1024 * 1.048576,
+                               dirty_mib_per_core=0.0)
     # vm0 on host-0, vm1 on host-1, vm2 on host-2, then around again.
     return cluster.Cluster(spec, [cluster.VM(f'vm{i}', i, SMALL)
                                   for i in range(vms)])
@@ -41,7 +44,7 @@ class ScheduleTest(testtools.TestCase):
 class TrackerTest(testtools.TestCase):
 
     def _moved(self, placed, tracker, name, destination, now):
-        migration = placed.start_migration(name, destination, now)
+        migration = placed.start_migration(name, destination, now, IDLE)
         tracker.migrated(migration)
         return migration
 
@@ -109,7 +112,7 @@ class TrackerTest(testtools.TestCase):
 
     def test_a_move_landing_on_the_host_keeps_it_from_being_empty(self):
         placed = _cluster(vms=2)           # host-2 holds nothing
-        placed.start_migration('vm0', 'host-2', 0.0)
+        placed.start_migration('vm0', 'host-2', 0.0, IDLE)
         tracker = maintenance.Tracker(maintenance.drain('host-2', 0.0),
                                       placed)
         tracker.advance(0.0, [])

@@ -88,7 +88,8 @@ class HostMaintenanceTest(testtools.TestCase):
         # 1 GiB copies in 1 s.
         self.spec = cluster.ClusterSpec(
             hosts=4, host_vcpus=4, host_memory_mb=8192,
-            bandwidth_mbps=8 * 1024 * 1.048576)
+            bandwidth_mbps=8 * 1024 * 1.048576,
+            dirty_mib_per_core=0.0)
         self.settings = engine.Settings(CONFIG, functools.partial(
             metrics.MetricsWindows, 1, 1, 60, 80.0, 90.0))
 
