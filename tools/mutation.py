@@ -55,7 +55,7 @@ _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
 _PLANNER_TESTS = [_REBALANCE + name for name in (
     'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
     'test_cost', 'test_policies', 'test_deviation', 'test_leveling',
-    'test_drain')]
+    'test_drain', 'test_benefit')]
 
 #: Module (relative to the package) -> the unit tests that pin it.
 MODULES = {
@@ -87,6 +87,9 @@ MODULES = {
     'rebalance/executor.py': ['tests.unit.live.test_executor',
                               _REBALANCE + 'test_no_return'],
     'rebalance/drain.py': [_REBALANCE + 'test_drain_state'],
+    'rebalance/benefit.py': [_REBALANCE + 'test_benefit'],
+    'rebalance/relief.py': [_REBALANCE + 'test_relief',
+                            _REBALANCE + 'test_rebalancer_relief'],
     'rebalance/recent_moves.py': [
         _REBALANCE + 'test_recent_moves', _REBALANCE + 'test_no_return',
         'tests.unit.live.test_executor.MigrationStateTest'],
@@ -97,6 +100,7 @@ MODULES = {
                             'tests.unit.live.test_deadline.NotRelievedTest'],
     'rebalance/rebalancer.py': [
         'tests.unit.live.test_rebalancer',
+        _REBALANCE + 'test_rebalancer_relief',
         'tests.unit.test_pacing.PeriodBudgetTest',
         'tests.unit.live.test_deadline.NotRelievedTest'],
     'cli/maintenance.py': ['tests.unit.test_cli_maintenance'],
