@@ -74,8 +74,10 @@ class Settings:
     #: this many periods after its migration ended (``[drs]
     #: relief_check_delay`` over the interval).
     relief_check_periods: int = 10
-    #: Seconds an instance's load trend is kept unmeasured.
-    trend_max_age: float = 3600.0
+    #: Seconds an instance's load trend is kept unmeasured; None: three
+    #: half-lives, as the live service keeps it
+    #: (``conf.rebalance.load_trends``).
+    trend_max_age: float | None = None
 
     def periods(self, trace: traces.Trace) -> int:
         return len(trace.steps) * trace.step_seconds // self.interval
@@ -196,7 +198,7 @@ class SnapshotInputs:
     """
 
     def __init__(self, cluster: cluster_mod.Cluster,
-                 trend_max_age: float = 3600.0):
+                 trend_max_age: float | None = None):
         vms = cluster.vms
         #: (name, trace column, cores per trace percent), by name.
         self.columns = [(name, vms[name].index, vms[name].flavor.vcpus / 100.0)
@@ -276,8 +278,10 @@ class SnapshotInputs:
         if config.load_halflife <= 0:
             return set()
         if self.trends is None:
-            self.trends = metrics.LoadTrends(config.load_halflife,
-                                             self.trend_max_age)
+            max_age = self.trend_max_age
+            self.trends = metrics.LoadTrends(
+                config.load_halflife,
+                3 * config.load_halflife if max_age is None else max_age)
         now, residents = view.now, view.cluster.residents
         cores, position = self.cores, self.position
         loads = {name: cores[position[name]]
@@ -287,7 +291,7 @@ class SnapshotInputs:
         at.update(dict.fromkeys(loads, now))
         batches.append((now, loads.keys()))
         changed = set(loads)
-        while batches and now - batches[0][0] > self.trend_max_age:
+        while batches and now - batches[0][0] > self.trends.max_age:
             when, names = batches.popleft()
             for name in names:
                 if at.get(name) == when:

@@ -3,6 +3,7 @@
 import dataclasses
 import functools
 import math
+import types
 
 import testtools
 
@@ -461,6 +462,14 @@ class SettingsTest(testtools.TestCase):
         # (600 s) in periods.
         self.assertEqual((60, 10), (settings.arrival_periods,
                                     settings.relief_check_periods))
+        # Trends kept three half-lives unmeasured, as the live service.
+        self.assertIsNone(settings.trend_max_age)
+        inputs = engine.SnapshotInputs(cluster.Cluster(
+            cluster.ClusterSpec(hosts=1), []))
+        view = types.SimpleNamespace(
+            now=0.0, cluster=types.SimpleNamespace(residents={}))
+        inputs._update_trends(view, set(), CONFIG)
+        self.assertEqual(3 * CONFIG.load_halflife, inputs.trends.max_age)
         self.assertRaises(dataclasses.FrozenInstanceError, setattr,
                           settings, 'interval', 1)
 
