@@ -440,10 +440,6 @@ def fallback_loads(hosts, instances, loads) -> dict:
     return result
 
 
-def _no_trend(uuid: str) -> tuple:
-    return None, None
-
-
 def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
                    quarantine: int, no_return: int,
@@ -466,7 +462,6 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
                 if instance.host in hosts]
     loads = fallback_loads(hosts, on_hosts, loads)
     instances = []
-    trend = trends.trend if trends is not None else _no_trend
     for instance in sorted(on_hosts, key=lambda i: i.uuid):
         reason = migrations.blocked.get(instance.uuid)
         if instance.host in draining:
@@ -476,7 +471,6 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
         else:
             blocked = instance_blocked(instance, instance.facts, reason)
             transient, how = False, model.LIVE
-        expected, deviation = trend(instance.uuid)
         instances.append(model.InstanceSnapshot(
             uuid=instance.uuid, host=instance.host,
             name=instance.display_name or '',
@@ -484,9 +478,9 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
             memory_mb=instance.facts.memory_mb,
             cpu_cores=loads.get(instance.uuid, 0.0),
             blocked=blocked, left=migrations.left.get(instance.uuid, ()),
-            migration=how, transient=transient, cpu_expected=expected,
-            cpu_deviation=deviation))
+            migration=how, transient=transient))
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,
         inflight_by_host=migrations.inflight_by_host,
-        inflight_total=migrations.inflight_total)
+        inflight_total=migrations.inflight_total,
+        trends=trends if trends is not None else {})

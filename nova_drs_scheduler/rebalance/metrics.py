@@ -282,10 +282,11 @@ class MetricsWindows:
             state.rises if self.rise_halflife > 0 else None)
 
 
-class LoadTrends:
+class LoadTrends(Mapping):
     """Each instance's load, exponentially weighted: its expected load and
     how far it swings (cores), on the hosts' half-life.
 
+    A mapping of uuid to ``(expected, deviation)`` (``Snapshot.trends``).
     Fed with whatever loads were measured this period; an instance not
     measured for ``max_age`` seconds is forgotten, and one measured once
     has an expected load but no deviation yet.  Kept in memory: a new
@@ -297,34 +298,56 @@ class LoadTrends:
         self.max_age = max_age
         #: uuid -> [timestamp, mean, variance or None]
         self._loads: dict[str, list] = {}
+        #: The last update's time, and when stale instances were last
+        #: dropped.
+        self._now = self._pruned = -math.inf
 
     def update(self, now: float, loads: Mapping[str, float]) -> None:
-        """Add this period's measured loads, in cores."""
+        """Add this period's measured loads, in cores.
+
+        :func:`ewma` and :func:`ewm_variance` inlined: thousands of
+        instances are measured every period on a large busy cloud.
+        """
         if self.halflife <= 0:
             return
+        known, halflife = self._loads, self.halflife
         for uuid, cores in loads.items():
-            state = self._loads.get(uuid)
+            state = known.get(uuid)
             if state is None:
-                self._loads[uuid] = [now, cores, None]
+                known[uuid] = [now, cores, None]
                 continue
             elapsed = now - state[0]
             if elapsed <= 0:
                 continue
-            state[2] = ewm_variance(state[1], state[2] or 0.0, cores,
-                                    elapsed, self.halflife)
-            state[1] = ewma(state[1], cores, elapsed, self.halflife)
+            keep = 0.5 ** (elapsed / halflife)
+            mean = state[1]
+            state[2] = keep * ((state[2] or 0.0)
+                               + (1.0 - keep) * (cores - mean) ** 2)
+            state[1] = keep * mean + (1.0 - keep) * cores
             state[0] = now
-        stale = [u for u, state in self._loads.items()
-                 if now - state[0] > self.max_age]
-        for uuid in stale:
-            del self._loads[uuid]
+        self._now = now
+        # Dropped in bulk every half max_age; __getitem__ hides them sooner.
+        if now - self._pruned >= self.max_age / 2:
+            self._pruned = now
+            for uuid in [u for u, state in known.items() if self._stale(state)]:
+                del known[uuid]
 
-    def trend(self, uuid: str) -> tuple:
-        """``(expected cores, deviation in cores)``, each None if unknown."""
-        state = self._loads.get(uuid)
-        if state is None:
-            return None, None
+    def _stale(self, state: list) -> bool:
+        return self._now - state[0] > self.max_age
+
+    def __getitem__(self, uuid: str) -> tuple:
+        """``(expected cores, deviation in cores or None)``."""
+        state = self._loads[uuid]
+        if self._stale(state):
+            raise KeyError(uuid)
         return state[1], None if state[2] is None else math.sqrt(state[2])
+
+    def __iter__(self):
+        return (u for u, state in self._loads.items()
+                if not self._stale(state))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def ewma(previous: float | None, value: float, elapsed: float,

@@ -137,13 +137,8 @@ class InstanceSnapshot:
     #: ``blocked`` only for now (migrating, another task running): a
     #: drain waits for it instead of reporting it as a blocker.
     transient: bool = False
-    #: Its load exponentially weighted, cores, and how far it swings
-    #: (``metrics.LoadTrends``); None when unknown.
-    cpu_expected: float | None = None
-    cpu_deviation: float | None = None
 
-    def loaded(self, cpu_cores: float, cpu_expected: float | None = None,
-               cpu_deviation: float | None = None) -> 'InstanceSnapshot':
+    def loaded(self, cpu_cores: float) -> 'InstanceSnapshot':
         """This instance with a new load.
 
         Builders call this for every instance every period (20000 at 1000
@@ -154,8 +149,6 @@ class InstanceSnapshot:
         fields = copy.__dict__
         fields.update(self.__dict__)
         fields['cpu_cores'] = cpu_cores
-        fields['cpu_expected'] = cpu_expected
-        fields['cpu_deviation'] = cpu_deviation
         return copy
 
 
@@ -172,6 +165,11 @@ class Snapshot:
     #: on the snapshot it hands to ``candidates()``, so the destination
     #: checks (server groups) see those moves as done.
     planned: Sequence['Move'] = ()
+    #: Instance uuid -> (expected load, deviation), cores, of the instances
+    #: measured lately (``metrics.LoadTrends``; the deviation None after
+    #: one sample): what the cost-benefit rule judges an instance's swing
+    #: by.  An instance left out is judged at its load, without swing.
+    trends: Mapping[str, tuple] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

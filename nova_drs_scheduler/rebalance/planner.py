@@ -596,12 +596,14 @@ class _Planner:
             return None
         instance = option.removal.instance
         dest = option.destination
+        expected, deviation = self.snapshot.trends.get(instance.uuid,
+                                                       (None, None))
         return benefit.estimate(
             self._load(source), source.vcpus, source.cpu_threshold,
             self._load(dest), dest.vcpus, dest.cpu_threshold,
             benefit.Load(instance.cpu_cores,
-                         _known(instance.cpu_expected, instance.cpu_cores),
-                         instance.cpu_deviation or 0.0),
+                         _known(expected, instance.cpu_cores),
+                         deviation or 0.0),
             instance.memory_mb, self.config,
             ram_relief=_over(self.ram[source.name], option.removal.ram,
                              source.ram_threshold))

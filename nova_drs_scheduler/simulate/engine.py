@@ -163,7 +163,8 @@ class PeriodView:
                                                           config),
                               config=config,
                               inflight_by_host=cluster.inflight_by_host(),
-                              inflight_total=len(cluster.inflight))
+                              inflight_total=len(cluster.inflight),
+                              trends=self.inputs.trends or {})
 
     def measured(self, hosts: dict, config: model.PlannerConfig) -> set:
         """The hosts whose instances the live service measures: over
@@ -191,10 +192,9 @@ class SnapshotInputs:
     by field; the others are compared on their load alone, and not at all
     while the trace rows are those of the last period.
 
-    It also keeps each instance's load trend (:class:`metrics.LoadTrends`),
-    fed with the loads the live service measures: those of the instances on
-    the hosts it is given.  Only those instances, and those whose trend
-    expires unmeasured, get a new expected load and deviation.
+    It also keeps the instances' load trends (:class:`metrics.LoadTrends`,
+    ``Snapshot.trends``), fed with the loads the live service measures:
+    those of the instances on the hosts it is given.
     """
 
     def __init__(self, cluster: cluster_mod.Cluster,
@@ -213,10 +213,6 @@ class SnapshotInputs:
         self.maintained = set()
         self.trend_max_age = trend_max_age
         self.trends = None
-        #: {instance with a trend: when it was last measured}
-        self._measured_at = {}
-        #: (when, instances measured then), oldest first.
-        self._batches = collections.deque()
 
     def build(self, view: PeriodView, measured: set,
               config: model.PlannerConfig) -> list:
@@ -229,7 +225,7 @@ class SnapshotInputs:
         if new_rows:
             self.cores = self._loads(rows)
         cores = self.cores
-        trended = self._update_trends(view, measured, config)
+        self._update_trends(view, measured, config)
         special = view.blocked.keys() | view.left.keys()
         maintained = set()
         if view.maintenance:
@@ -243,14 +239,10 @@ class SnapshotInputs:
         if self.rows is None:
             recheck = position.keys()
         elif new_rows:
-            self._reload(recheck | trended)
+            self._reload(recheck)
         for name in recheck:
             i = position[name]
             instances[i] = self._fresh(view, instances[i], name, cores[i])
-        trend = self.trends.trend if trended else None
-        for name in trended - recheck:
-            i = position[name]
-            instances[i] = instances[i].loaded(cores[i], *trend(name))
         self.rows, self.special = rows, special
         self.maintained = maintained
         return list(instances)
@@ -265,18 +257,12 @@ class SnapshotInputs:
         return [sums[column] / count * scale
                 for _, column, scale in self.columns]
 
-    def _trend(self, name: str) -> tuple:
-        if self.trends is None:
-            return None, None
-        return self.trends.trend(name)
-
     def _update_trends(self, view, measured: set,
-                       config: model.PlannerConfig) -> set:
-        """Feed the loads of the instances on the ``measured`` hosts; the
-        instances whose trend changed (measured now, or forgotten since).
-        Nothing while ``load_halflife`` is 0."""
+                       config: model.PlannerConfig) -> None:
+        """Feed the loads of the instances on the ``measured`` hosts;
+        nothing while ``load_halflife`` is 0."""
         if config.load_halflife <= 0:
-            return set()
+            return
         if self.trends is None:
             max_age = self.trend_max_age
             self.trends = metrics.LoadTrends(
@@ -287,17 +273,6 @@ class SnapshotInputs:
         loads = {name: cores[position[name]]
                  for host in measured for name in residents[host]}
         self.trends.update(now, loads)
-        at, batches = self._measured_at, self._batches
-        at.update(dict.fromkeys(loads, now))
-        batches.append((now, loads.keys()))
-        changed = set(loads)
-        while batches and now - batches[0][0] > self.trends.max_age:
-            when, names = batches.popleft()
-            for name in names:
-                if at.get(name) == when:
-                    del at[name]
-                    changed.add(name)
-        return changed
 
     def _reload(self, skip) -> None:
         """New loads for every instance but ``skip`` (rechecked apart)."""
@@ -306,8 +281,7 @@ class SnapshotInputs:
             if known is None or known.cpu_cores == cores[i] \
                     or columns[i][0] in skip:
                 continue
-            instances[i] = known.loaded(cores[i], known.cpu_expected,
-                                        known.cpu_deviation)
+            instances[i] = known.loaded(cores[i])
 
     def _fresh(self, view, known, name, cores):
         host = view.cluster.location[name]
@@ -317,19 +291,14 @@ class SnapshotInputs:
         transient = host in view.maintenance and name in view.cluster.inflight
         if host in view.maintenance and not transient:
             blocked = None
-        expected, deviation = self._trend(name)
         if (known is None or known.host != host or known.blocked != blocked
                 or known.left != left or known.transient != transient):
             flavor = view.cluster.vms[name].flavor
             return model.InstanceSnapshot(
                 uuid=name, host=host, name=name, vcpus=flavor.vcpus,
                 memory_mb=flavor.memory_mb, cpu_cores=cores,
-                blocked=blocked, left=left, transient=transient,
-                cpu_expected=expected, cpu_deviation=deviation)
-        if (known.cpu_cores == cores and known.cpu_expected == expected
-                and known.cpu_deviation == deviation):
-            return known
-        return known.loaded(cores, expected, deviation)
+                blocked=blocked, left=left, transient=transient)
+        return known if known.cpu_cores == cores else known.loaded(cores)
 
 
 def _step(trace: traces.Trace, now: float) -> int:

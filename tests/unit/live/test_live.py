@@ -188,11 +188,10 @@ class BuildSnapshotTest(testtools.TestCase):
         snapshot = self.build(
             [self.row(uuids.a, 'h1', 'web'), self.row(uuids.b, 'h1', None)],
             {uuids.a: 2.0}, {'h1': judged}, trends)
-        got = {i.uuid: (i.cpu_expected, i.cpu_deviation)
-               for i in snapshot.instances}
-        self.assertEqual(trends.trend(uuids.a), got[uuids.a])
-        self.assertGreater(got[uuids.a][1], 0.0)
-        self.assertEqual((None, None), got[uuids.b])
+        self.assertIs(trends, snapshot.trends)
+        self.assertGreater(snapshot.trends[uuids.a][1], 0.0)
+        self.assertEqual({}, self.build(
+            [self.row(uuids.a, 'h1', 'web')], {}, {'h1': judged}).trends)
 
     def test_names_and_loads(self):
         judged = metrics.HostStatus('h1', 50.0, None, 0, (50.0,), False, 'ok')

@@ -440,7 +440,7 @@ class SnapshotTest(PeriodTestCase):
         self.assertEqual((self.build.return_value, self.cloud,
                           frozenset({'h1'})), (snapshot, cloud, late))
         # What was measured feeds the instances' trends.
-        self.assertEqual(1.5, self.period.trends.trend('i1')[0])
+        self.assertEqual(1.5, self.period.trends['i1'][0])
 
     def test_instances_of_the_hosts_leveling_may_move_are_measured(self):
         # With leveling on (any gap above 0), the hosts the planner may

@@ -1,5 +1,6 @@
 """The cost-benefit rule: its arithmetic and the planner's use of it."""
 
+import dataclasses
 import math
 
 import testtools
@@ -154,12 +155,12 @@ class PlannerRuleTest(testtools.TestCase):
         # relieves; the smooth one pays.
         hosts = [h.host('hot', 83.0, counter=1, cpu_expected=83.0),
                  h.host('near', 65.0, cpu_expected=65.0, cpu_deviation=6.0)]
-        instances = [h.instance('swinging', 'hot', 1.0, memory_mb=500,
-                                cpu_deviation=1.5),
+        instances = [h.instance('swinging', 'hot', 1.0, memory_mb=500),
                      h.instance('smooth', 'hot', 0.8)]
-        result = planner.plan(h.snapshot(hosts, instances,
-                                         destination_deviations=0),
-                              h.allow_all)
+        snapshot = dataclasses.replace(
+            h.snapshot(hosts, instances, destination_deviations=0),
+            trends={'swinging': (1.0, 1.5), 'smooth': (0.8, None)})
+        result = planner.plan(snapshot, h.allow_all)
         self.assertEqual(['smooth'], [m.instance for m in result.moves])
         self.assertIn('cost-benefit', str(result.moves[0].alternatives))
 

@@ -328,8 +328,22 @@ class LoadTrendsTest(testtools.TestCase):
     def test_first_sample_has_no_deviation(self):
         trends = metrics.LoadTrends(600, max_age=1800)
         trends.update(0, {'i1': 2.0})
-        self.assertEqual((2.0, None), trends.trend('i1'))
-        self.assertEqual((None, None), trends.trend('i2'))
+        self.assertEqual((2.0, None), trends['i1'])
+        self.assertNotIn('i2', trends)
+
+    def test_the_inlined_update_is_ewma_and_ewm_variance(self):
+        trends = metrics.LoadTrends(600, max_age=1800)
+        mean, variance, previous = 1.0, 0.0, 0
+        trends.update(0, {'i1': 1.0})
+        for now, cores in ((60, 3.0), (180, 0.5), (200, 2.0)):
+            trends.update(now, {'i1': cores})
+            elapsed = now - previous
+            variance = metrics.ewm_variance(mean, variance, cores, elapsed,
+                                            600)
+            mean = metrics.ewma(mean, cores, elapsed, 600)
+            previous = now
+        self.assertAlmostEqual(mean, trends['i1'][0])
+        self.assertAlmostEqual(variance ** 0.5, trends['i1'][1])
 
     def test_a_swinging_instance_gets_a_deviation(self):
         trends = metrics.LoadTrends(600, max_age=1800)
@@ -338,7 +352,7 @@ class LoadTrendsTest(testtools.TestCase):
             now = 60 * step
             trends.update(now, {'steady': 1.0,
                                 'swinging': 0.2 if step % 2 else 1.8})
-        steady, swinging = trends.trend('steady'), trends.trend('swinging')
+        steady, swinging = trends['steady'], trends['swinging']
         self.assertEqual((1.0, 0.0), steady)
         self.assertAlmostEqual(1.0, swinging[0], delta=0.1)
         self.assertGreater(swinging[1], 0.5)
@@ -347,19 +361,23 @@ class LoadTrendsTest(testtools.TestCase):
         trends = metrics.LoadTrends(600, max_age=1800)
         trends.update(0, {'i1': 1.0})
         trends.update(60, {'i1': 3.0})
-        once = trends.trend('i1')
+        once = trends['i1']
         trends.update(60, {'i1': 3.0})
-        self.assertEqual(once, trends.trend('i1'))
+        self.assertEqual(once, trends['i1'])
 
     def test_an_instance_not_measured_for_long_is_forgotten(self):
         trends = metrics.LoadTrends(600, max_age=1800)
         trends.update(0, {'i1': 1.0})
         trends.update(1800, {'i2': 1.0})
-        self.assertEqual((1.0, None), trends.trend('i1'))
+        self.assertEqual((1.0, None), trends['i1'])
         trends.update(1801, {'i2': 1.0})
-        self.assertEqual((None, None), trends.trend('i1'))
+        self.assertNotIn('i1', trends)
+        self.assertEqual(['i2'], list(trends))
+        # Dropped for good by the next bulk pruning.
+        trends.update(2800, {'i2': 1.0})
+        self.assertEqual(1, len(trends._loads))
 
     def test_off_without_a_half_life(self):
         trends = metrics.LoadTrends(0, max_age=0)
         trends.update(0, {'i1': 1.0})
-        self.assertEqual((None, None), trends.trend('i1'))
+        self.assertEqual({}, dict(trends))

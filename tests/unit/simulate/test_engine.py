@@ -318,8 +318,7 @@ class SnapshotInputsTest(testtools.TestCase):
                 fresh.trends = view.inputs.trends
                 checked.append(list(kept) == fresh.build(
                     view, view.measured(snapshot.hosts, CONFIG), CONFIG))
-                trended.append(sum(i.cpu_expected is not None
-                                   for i in kept))
+                trended.append(len(snapshot.trends))
                 return planner.plan(view)
 
         # With no cooldown and no no-return time, a sub-second move (1 GiB
@@ -345,9 +344,10 @@ class SnapshotInputsTest(testtools.TestCase):
                                    host_memory_mb=8192)
         windows = functools.partial(metrics.MetricsWindows, 1, 1, 180,
                                     80.0, 90.0)
-        script = Recording(lambda view: [
-            (i.cpu_expected, i.cpu_deviation)
-            for i in view.snapshot(CONFIG).instances])
+        def trends(view):
+            found = view.snapshot(CONFIG).trends
+            return [found.get(name, (None, None)) for name in ('vm0', 'vm1')]
+        script = Recording(trends)
         engine.run(trace, vms, spec, script,
                    engine.Settings(CONFIG, windows, trend_max_age=120))
         # The oracle: the same trends fed by hand at 0, 60, 120 and 180 s.
@@ -355,7 +355,7 @@ class SnapshotInputsTest(testtools.TestCase):
         expected = []
         for now, cores in ((0, 1.8), (60, 1.8), (120, 2.0), (180, 2.0)):
             trends.update(now, {'vm0': cores})
-            expected.append(trends.trend('vm0'))
+            expected.append(trends['vm0'])
         # Kept unmeasured up to 120 s after 180 s, forgotten at 360 s.
         expected += [expected[-1]] * 2 + [(None, None)] * 2
         self.assertEqual(expected, [vm0 for vm0, _ in script.seen])
