@@ -242,7 +242,7 @@ OPTS = [
              'behaviour before this option; see doc/benchmarks.md).'),
     cfg.IntOpt(
         'benefit_horizon',
-        default=900,
+        default=3600,
         min=0,
         help='The cost-benefit rule: a balancing or leveling move is made '
              'only when the relief it is expected to buy on its source over '
@@ -254,8 +254,10 @@ OPTS = [
              'threshold on a burst is expected to come back to its usual '
              'load within about a half-life, so a move buys little there. '
              'Relief and cost are core-minutes of CPU demand over a host\'s '
-             'threshold; each move\'s record holds both. 0 turns the rule '
-             'off. Drains ignore it.'),
+             'threshold; each move\'s record holds both. The default is '
+             '``instance_cooldown``\'s: the instance stays where the move '
+             'puts it at least that long. 0 turns the rule off. Drains '
+             'ignore it.'),
     cfg.FloatOpt(
         'migration_bandwidth',
         default=10000.0,

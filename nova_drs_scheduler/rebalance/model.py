@@ -66,7 +66,7 @@ class PlannerConfig:
     drain_max_concurrent_migrations_per_host: int = 4
     #: The cost-benefit rule (``benefit``): a move must buy more relief
     #: over this many seconds than it costs; 0 turns the rule off.
-    benefit_horizon: float = 900.0
+    benefit_horizon: float = 3600.0
     #: Half-life of the expected loads (``[drs] expected_load_halflife``):
     #: how fast a load away from its usual level is expected to return.
     load_halflife: float = 600.0

@@ -73,10 +73,10 @@ class EstimateTest(testtools.TestCase):
 
     def test_a_sustained_overload_pays(self):
         # 90 % for good, 2 cores (20 points) off: 10 points over for the
-        # whole 15 minutes, on 10 cores: 1 core * 15 min.
+        # whole hour, on 10 cores: 1 core * 60 min.
         found = estimate(benefit.Load(90.0, 90.0), benefit.Load(40.0, 40.0),
                          benefit.Load(2.0, 2.0))
-        self.assertAlmostEqual(15.0, found.relief)
+        self.assertAlmostEqual(60.0, found.relief)
         self.assertEqual(0.0, found.risk)
         self.assertGreater(found.migration, 0.0)
         self.assertTrue(found.pays)
@@ -116,8 +116,8 @@ class EstimateTest(testtools.TestCase):
     def test_ram_relief_weighs_as_cpu_points(self):
         found = estimate(benefit.Load(50.0, 50.0), benefit.Load(40.0, 40.0),
                          benefit.Load(0.1, 0.1), ram_relief=4.0)
-        # 4 points of a 10-core host for 15 minutes.
-        self.assertAlmostEqual(6.0, found.relief)
+        # 4 points of a 10-core host for the hour.
+        self.assertAlmostEqual(24.0, found.relief)
 
 
 class PlannerRuleTest(testtools.TestCase):
