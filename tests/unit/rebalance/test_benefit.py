@@ -194,3 +194,86 @@ class PlannerRuleTest(testtools.TestCase):
             hosts, [h.instance('i1', 'old', 1.0)]), h.allow_all)
         self.assertEqual(['i1'], [m.instance for m in result.moves])
         self.assertNotIn('relief', result.moves[0].expected)
+
+
+#: 1280 MiB at this bandwidth: exactly one second.
+ONE_SECOND_MBPS = 10737.41824
+
+
+class ExactFiguresTest(testtools.TestCase):
+    """Hand-computed figures (normal table values to six places)."""
+
+    def test_excess_from_the_normal_table(self):
+        # z = 1: 5 * Phi(1) + 5 * phi(1).
+        self.assertAlmostEqual(5 * 0.841345 + 5 * 0.241971,
+                               benefit.excess(85.0, 5.0, 80.0), places=5)
+        # z = 0.65: 1.3 * Phi(0.65) + 2 * phi(0.65).
+        self.assertAlmostEqual(1.3 * 0.742154 + 2 * 0.322972,
+                               benefit.excess(81.3, 2.0, 80.0), places=5)
+        # A deviation under one point is a deviation too.
+        self.assertAlmostEqual(0.5 * 0.841345 + 0.5 * 0.241971,
+                               benefit.excess(80.5, 0.5, 80.0), places=5)
+
+    def test_the_return_to_the_usual_level(self):
+        self.assertAlmostEqual(65.0, benefit.Load(100.0, 30.0).at(600, 600))
+        self.assertAlmostEqual(65.0, benefit.Load(100.0, 30.0).at(0.5, 0.5))
+
+    def test_migration_rounds_exactly(self):
+        first = benefit.migration_seconds(1280, 0.0, ONE_SECOND_MBPS, 64.0)
+        self.assertAlmostEqual(1.0, first)
+        # Ratio 0.9: the 31 rounds of the geometric series.
+        dirty = 0.9 * ONE_SECOND_MBPS / benefit.MBIT_PER_MIB
+        self.assertAlmostEqual(
+            (1 - 0.9 ** 31) / 0.1,
+            benefit.migration_seconds(1280, 1.0, ONE_SECOND_MBPS, dirty))
+        for ratio in (1.0, 1.5):
+            dirty = ratio * ONE_SECOND_MBPS / benefit.MBIT_PER_MIB
+            self.assertAlmostEqual(31.0, benefit.migration_seconds(
+                1280, 1.0, ONE_SECOND_MBPS, dirty))
+        # A load below zero (a bad sample) dirties nothing.
+        self.assertAlmostEqual(1.0, benefit.migration_seconds(
+            1280, -1.0, ONE_SECOND_MBPS, 64.0))
+
+    def config(self, **kwargs):
+        kwargs.setdefault('migration_bandwidth', ONE_SECOND_MBPS)
+        kwargs.setdefault('migration_dirty_rate', 0.0)
+        return model.PlannerConfig(**kwargs)
+
+    def test_relief_is_judged_at_the_middle_of_each_slice(self):
+        # 90 % going back to 70 % by half every 600 s: only the first of
+        # the six 10-minute slices is over 80 %, at its middle (300 s)
+        # 70 + 20 / sqrt(2) = 84.142 %, which a 10-point instance cures.
+        found = benefit.estimate(
+            benefit.Load(90.0, 70.0), 10, 80.0, benefit.Load(0.0, 0.0), 10,
+            80.0, benefit.Load(1.0, 1.0), 1280, self.config())
+        self.assertAlmostEqual(4.1421356, found.relief)
+        self.assertAlmostEqual(1.0 / 60.0, found.migration)
+
+    def test_swings_add_as_variances(self):
+        # 32-core hosts: 3.125 points a core; the instance is 10 points
+        # swinging by 3, the source 90 % by 5, the destination 70 % by 4:
+        # 80 % by 4 and 80 % by 5 after the move.
+        found = benefit.estimate(
+            benefit.Load(90.0, 90.0, 5.0), 32, 80.0,
+            benefit.Load(70.0, 70.0, 4.0), 32, 80.0,
+            benefit.Load(3.2, 3.2, 0.96), 1280, self.config())
+        relief = (benefit.excess(90.0, 5.0, 80.0)
+                  - benefit.excess(80.0, 4.0, 80.0)) / 3.125 * 60
+        risk = (benefit.excess(80.0, 5.0, 80.0)
+                - benefit.excess(70.0, 4.0, 80.0)) / 3.125 * 60
+        self.assertAlmostEqual(relief, found.relief)
+        self.assertAlmostEqual(risk, found.risk)
+        self.assertAlmostEqual(3.2 / 60.0, found.migration)
+        self.assertAlmostEqual(found.risk + found.migration, found.cost)
+
+    def test_a_horizon_in_seconds(self):
+        found = benefit.estimate(
+            benefit.Load(90.0, 90.0), 10, 80.0, benefit.Load(0.0, 0.0), 10,
+            80.0, benefit.Load(1.0, 1.0), 1280,
+            self.config(benefit_horizon=90))
+        # 10 points (1 core) over for a minute and a half.
+        self.assertAlmostEqual(1.5, found.relief)
+
+    def test_a_tie_does_not_pay(self):
+        self.assertFalse(benefit.Estimate(1.0, 0.5, 0.5).pays)
+        self.assertTrue(benefit.Estimate(1.01, 0.5, 0.5).pays)
