@@ -329,7 +329,8 @@ class LoadTrends(Mapping):
         # Dropped in bulk every half max_age; __getitem__ hides them sooner.
         if now - self._pruned >= self.max_age / 2:
             self._pruned = now
-            for uuid in [u for u, state in known.items() if self._stale(state)]:
+            for uuid in [u for u, state in known.items()
+                         if self._stale(state)]:
                 del known[uuid]
 
     def _stale(self, state: list) -> bool:

@@ -3,9 +3,9 @@
 A violated host moves its least-loaded instance (lowest CPU in cores; ties
 by uuid) to the allowed host whose CPU utilization after the migration is
 lowest (ties by host name).  No margin, no minimum improvement, no memory
-of the hosts an instance left, no cost-benefit rule, one move per violated host per period.  The
-planner still applies the rails every policy gets: blocked instances,
-limits, pools, stale and non-schedulable hosts.
+of the hosts an instance left, no cost-benefit rule, one move per violated
+host per period.  The planner still applies the rails every policy gets:
+blocked instances, limits, pools, stale and non-schedulable hosts.
 """
 
 from nova_drs_scheduler.rebalance.policies import base

@@ -3,9 +3,7 @@ check looks like when read back, and revision 0004 over older rows."""
 
 import datetime
 import json
-import os
 
-import fixtures
 import sqlalchemy as sa
 import testtools
 from alembic import command
@@ -117,10 +115,7 @@ class MigrationTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        path = self.useFixture(fixtures.TempDir()).path
-        self.store = db_store.Store(test_store.make_conf(
-            'sqlite:///' + os.path.join(path, 'drs.sqlite')))
-        self.addCleanup(self.store.close)
+        self.store = test_store.sqlite_store(self)
 
     def test_upgrade_from_0003_leaves_old_moves_unchecked_and_due(self):
         body = {'id': 'r1', 'moves': [{'instance': 'i1', 'source': 'h1',

@@ -37,6 +37,15 @@ def make_conf(connection=None, state_path=None):
     return conf
 
 
+def sqlite_store(test: testtools.TestCase) -> db_store.Store:
+    """A store on a fresh SQLite file of the test's, closed after it."""
+    path = test.useFixture(fixtures.TempDir()).path
+    store = db_store.Store(make_conf(
+        'sqlite:///' + os.path.join(path, 'drs.sqlite')))
+    test.addCleanup(store.close)
+    return store
+
+
 def move(instance, source='h1', destination='h2', goal=None,
          status='starting'):
     found = {'instance': instance, 'source': source,

@@ -2,9 +2,7 @@
 recommendations expire, which approved ones start, wait or fail, and the
 snapshot the planner then sees."""
 
-import os
 
-import fixtures
 import testtools
 
 from nova_drs_scheduler.db import migration
@@ -19,10 +17,7 @@ class RecommendationsTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        path = self.useFixture(fixtures.TempDir()).path
-        self.store = db_store.Store(test_store.make_conf(
-            'sqlite:///' + os.path.join(path, 'drs.sqlite')))
-        self.addCleanup(self.store.close)
+        self.store = test_store.sqlite_store(self)
         migration.sync(self.store.engine)
         self.hosts = [h.host('hot', 95.0, counter=2), h.host('h2', 20.0),
                       h.host('h3', 30.0)]
