@@ -30,8 +30,7 @@ def migration_seconds(memory_mb: float, cpu_cores: float,
     :data:`MAX_ROUNDS` rounds, as the hypervisor's auto-converge does.
     """
     first = memory_mb * MBIT_PER_MIB / bandwidth_mbps
-    ratio = max(cpu_cores, 0.0) * dirty_mib_per_core * MBIT_PER_MIB \
-        / bandwidth_mbps
+    ratio = cpu_cores * dirty_mib_per_core * MBIT_PER_MIB / bandwidth_mbps
     if ratio <= 0:
         return first
     if ratio < 1:

@@ -274,6 +274,17 @@ class ExactFiguresTest(testtools.TestCase):
         # 10 points (1 core) over for a minute and a half.
         self.assertAlmostEqual(1.5, found.relief)
 
+    def test_a_horizon_in_seconds_with_the_load_coming_back(self):
+        # Slice middles at 7.5 s, 22.5 s, ...: 90 % going back to 70 % by
+        # half every 15 s, relieved of 10 points.
+        config = self.config(benefit_horizon=90, load_halflife=15)
+        found = benefit.estimate(
+            benefit.Load(90.0, 70.0), 10, 80.0, benefit.Load(0.0, 0.0), 10,
+            80.0, benefit.Load(1.0, 1.0), 1280, config)
+        over = [max(70.0 + 20.0 * 0.5 ** (t / 15.0) - 80.0, 0.0)
+                for t in (7.5, 22.5, 37.5, 52.5, 67.5, 82.5)]
+        self.assertAlmostEqual(sum(over) * 0.1 * 0.25, found.relief)
+
     def test_a_tie_does_not_pay(self):
         self.assertFalse(benefit.Estimate(1.0, 0.5, 0.5).pays)
         self.assertTrue(benefit.Estimate(1.01, 0.5, 0.5).pays)

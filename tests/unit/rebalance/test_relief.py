@@ -19,9 +19,9 @@ class CheckTest(testtools.TestCase):
             relief.check(EXPECTED, 72.0, 55.0, 80.0, 80.0))
 
     def test_figures_to_two_places(self):
-        expected = dict(EXPECTED, source_cpu=40.0)
+        expected = dict(EXPECTED, source_cpu=40.123)
         found = relief.check(expected, 40.12345, 60.98765, 80.0, 80.0)
-        self.assertEqual((40.12, 60.99, 49.88, 50.0),
+        self.assertEqual((40.12, 60.99, 49.88, 49.88),
                          (found['source_cpu'], found['destination_cpu'],
                           found['relief_points'], found['expected_points']))
 
