@@ -18,6 +18,12 @@ from nova_drs_scheduler.simulate import traces
 CONFIG = model.PlannerConfig(stabilization=3)
 
 
+#: Two 4-CPU hosts, where 1 GiB copies in 90 s whatever the load.
+TWO_SLOW_HOSTS = cluster.ClusterSpec(
+    hosts=2, host_vcpus=4, host_memory_mb=4096, cpu_allocation_ratio=2.0,
+    bandwidth_mbps=1024 * 8 * 1.048576 / 90, dirty_mib_per_core=0.0)
+
+
 def _settings(interval=60, **kwargs):
     windows = functools.partial(
         metrics.MetricsWindows, 3, CONFIG.stabilization, 180,
@@ -67,12 +73,8 @@ class LoopTest(testtools.TestCase):
         flavor = cluster.Flavor('f', 4, 1024)
         self.trace = _trace([100.0] * 5, [0.0] * 5)
         self.vms = cluster.assign_flavors(self.trace.names, (flavor,), 0)
-        # 1 GiB copies in 90 s: started at t=60 it ends at t=150.
-        self.spec = cluster.ClusterSpec(
-            hosts=2, host_vcpus=4, host_memory_mb=4096,
-            cpu_allocation_ratio=2.0,
-            bandwidth_mbps=1024 * 8 * 1.048576 / 90,
-            dirty_mib_per_core=0.0)
+        # Started at t=60, a migration ends at t=150.
+        self.spec = TWO_SLOW_HOSTS
 
     def test_no_moves_counts_every_overloaded_period(self):
         result = engine.run(self.trace, self.vms, self.spec,
@@ -171,12 +173,7 @@ class AccountingTest(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.flavor = cluster.Flavor('f', 4, 1024)
-        # 1 GiB copies in 90 s.
-        self.spec = cluster.ClusterSpec(
-            hosts=2, host_vcpus=4, host_memory_mb=4096,
-            cpu_allocation_ratio=2.0,
-            bandwidth_mbps=1024 * 8 * 1.048576 / 90,
-            dirty_mib_per_core=0.0)
+        self.spec = TWO_SLOW_HOSTS
 
     def test_unserved_core_minutes(self):
         # Both VMs (4 vCPUs at 100 %) on one 4-CPU host: 4 cores over its
