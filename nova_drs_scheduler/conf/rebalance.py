@@ -447,7 +447,5 @@ def metrics_windows(conf) -> metrics.MetricsWindows:
 
 
 def load_trends(conf) -> metrics.LoadTrends:
-    """Fresh instance load trends on the hosts' half-life; an instance not
-    measured for three half-lives is forgotten (its swing is old news)."""
-    halflife = conf.drs.expected_load_halflife
-    return metrics.LoadTrends(halflife, max_age=3 * halflife)
+    """Fresh instance load trends on the hosts' half-life."""
+    return metrics.LoadTrends(conf.drs.expected_load_halflife)

@@ -293,9 +293,14 @@ class LoadTrends(Mapping):
     leader learns the swings again.
     """
 
-    def __init__(self, halflife: float, max_age: float):
+    #: Half-lives an instance's trend is kept unmeasured by default: its
+    #: swing is old news by then.
+    KEPT_HALFLIVES = 3
+
+    def __init__(self, halflife: float, max_age: float | None = None):
         self.halflife = halflife
-        self.max_age = max_age
+        self.max_age = (self.KEPT_HALFLIVES * halflife if max_age is None
+                        else max_age)
         #: uuid -> [timestamp, mean, variance or None]
         self._loads: dict[str, list] = {}
         #: The last update's time, and when stale instances were last

@@ -264,10 +264,8 @@ class SnapshotInputs:
         if config.load_halflife <= 0:
             return
         if self.trends is None:
-            max_age = self.trend_max_age
-            self.trends = metrics.LoadTrends(
-                config.load_halflife,
-                3 * config.load_halflife if max_age is None else max_age)
+            self.trends = metrics.LoadTrends(config.load_halflife,
+                                             self.trend_max_age)
         now, residents = view.now, view.cluster.residents
         cores, position = self.cores, self.position
         loads = {name: cores[position[name]]

@@ -377,6 +377,10 @@ class LoadTrendsTest(testtools.TestCase):
         trends.update(2800, {'i2': 1.0})
         self.assertEqual(1, len(trends._loads))
 
+    def test_kept_three_half_lives_by_default(self):
+        self.assertEqual(1800, metrics.LoadTrends(600).max_age)
+        self.assertEqual(60, metrics.LoadTrends(600, max_age=60).max_age)
+
     def test_off_without_a_half_life(self):
         trends = metrics.LoadTrends(0, max_age=0)
         trends.update(0, {'i1': 1.0})
