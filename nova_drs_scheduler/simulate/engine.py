@@ -74,9 +74,8 @@ class Settings:
     #: this many periods after its migration ended (``[drs]
     #: relief_check_delay`` over the interval).
     relief_check_periods: int = 10
-    #: Seconds an instance's load trend is kept unmeasured; None: three
-    #: half-lives, as the live service keeps it
-    #: (``conf.rebalance.load_trends``).
+    #: Seconds an instance's load trend is kept unmeasured; None: as the
+    #: live service keeps it (``metrics.LoadTrends.KEPT_HALFLIVES``).
     trend_max_age: float | None = None
 
     def periods(self, trace: traces.Trace) -> int:
