@@ -377,6 +377,32 @@ class LoadTrendsTest(testtools.TestCase):
         trends.update(2800, {'i2': 1.0})
         self.assertEqual(1, len(trends._loads))
 
+    def test_long_gaps_fractions_of_seconds_and_several_instances(self):
+        # A gap longer than the half-life, one under a second, and a
+        # repeated sample beside a new one in the same update.
+        trends = metrics.LoadTrends(1.0, max_age=5000.0)
+        trends.update(0.25, {'a': 1.0, 'b': 2.0})
+        trends.update(0.75, {'a': 3.0, 'b': 2.0})
+        trends.update(0.75, {'a': 5.0, 'b': 4.0})
+        trends.update(2.25, {'a': 1.0, 'b': 4.0})
+        mean_a, var_a = 1.0, 0.0
+        for elapsed, value in ((0.5, 3.0), (1.5, 1.0)):
+            var_a = metrics.ewm_variance(mean_a, var_a, value, elapsed, 1.0)
+            mean_a = metrics.ewma(mean_a, value, elapsed, 1.0)
+        mean_b, var_b = 2.0, 0.0
+        for elapsed, value in ((0.5, 2.0), (1.5, 4.0)):
+            var_b = metrics.ewm_variance(mean_b, var_b, value, elapsed, 1.0)
+            mean_b = metrics.ewma(mean_b, value, elapsed, 1.0)
+        self.assertAlmostEqual(mean_a, trends['a'][0])
+        self.assertAlmostEqual(var_a ** 0.5, trends['a'][1])
+        self.assertAlmostEqual(mean_b, trends['b'][0])
+        self.assertAlmostEqual(var_b ** 0.5, trends['b'][1])
+        self.assertEqual(2, len(trends))
+        # Forgotten just past max_age, on fractional clocks.
+        trends.update(5002.5, {'b': 4.0})
+        self.assertEqual(['b'], list(trends))
+        self.assertEqual(1, len(trends))
+
     def test_kept_three_half_lives_by_default(self):
         self.assertEqual(1800, metrics.LoadTrends(600).max_age)
         self.assertEqual(60, metrics.LoadTrends(600, max_age=60).max_age)
