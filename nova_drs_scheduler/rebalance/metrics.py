@@ -288,9 +288,9 @@ class LoadTrends(Mapping):
 
     A mapping of uuid to ``(expected, deviation)`` (``Snapshot.trends``).
     Fed with whatever loads were measured this period; an instance not
-    measured for ``max_age`` seconds is forgotten, and one measured once
-    has an expected load but no deviation yet.  Kept in memory: a new
-    leader learns the swings again.
+    measured for ``max_age`` seconds is forgotten at the next update, and
+    one measured once has an expected load but no deviation yet.  Kept in
+    memory: a new leader learns the swings again.
     """
 
     #: Half-lives an instance's trend is kept unmeasured by default: its
@@ -303,9 +303,6 @@ class LoadTrends(Mapping):
                         else max_age)
         #: uuid -> [timestamp, mean, variance or None]
         self._loads: dict[str, list] = {}
-        #: The last update's time, and when stale instances were last
-        #: dropped.
-        self._now = self._pruned = -math.inf
 
     def update(self, now: float, loads: Mapping[str, float]) -> None:
         """Add this period's measured loads, in cores.
@@ -330,30 +327,20 @@ class LoadTrends(Mapping):
                                + (1.0 - keep) * (cores - mean) ** 2)
             state[1] = keep * mean + (1.0 - keep) * cores
             state[0] = now
-        self._now = now
-        # Dropped in bulk every half max_age; __getitem__ hides them sooner.
-        if now - self._pruned >= self.max_age / 2:
-            self._pruned = now
-            for uuid in [u for u, state in known.items()
-                         if self._stale(state)]:
-                del known[uuid]
-
-    def _stale(self, state: list) -> bool:
-        return self._now - state[0] > self.max_age
+        for uuid in [u for u, state in known.items()
+                     if now - state[0] > self.max_age]:
+            del known[uuid]
 
     def __getitem__(self, uuid: str) -> tuple:
         """``(expected cores, deviation in cores or None)``."""
         state = self._loads[uuid]
-        if self._stale(state):
-            raise KeyError(uuid)
         return state[1], None if state[2] is None else math.sqrt(state[2])
 
     def __iter__(self):
-        return (u for u, state in self._loads.items()
-                if not self._stale(state))
+        return iter(self._loads)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        return len(self._loads)
 
 
 def ewma(previous: float | None, value: float, elapsed: float,

@@ -373,8 +373,6 @@ class LoadTrendsTest(testtools.TestCase):
         trends.update(1801, {'i2': 1.0})
         self.assertNotIn('i1', trends)
         self.assertEqual(['i2'], list(trends))
-        # Dropped for good by the next bulk pruning.
-        trends.update(2800, {'i2': 1.0})
         self.assertEqual(1, len(trends._loads))
 
     def test_long_gaps_fractions_of_seconds_and_several_instances(self):
@@ -402,6 +400,14 @@ class LoadTrendsTest(testtools.TestCase):
         trends.update(5002.5, {'b': 4.0})
         self.assertEqual(['b'], list(trends))
         self.assertEqual(1, len(trends))
+
+    def test_an_older_sample_is_ignored(self):
+        trends = metrics.LoadTrends(600, max_age=1800)
+        trends.update(0, {'i1': 1.0})
+        trends.update(60, {'i1': 3.0})
+        kept = trends['i1']
+        trends.update(30, {'i1': 9.0})
+        self.assertEqual(kept, trends['i1'])
 
     def test_kept_three_half_lives_by_default(self):
         self.assertEqual(1800, metrics.LoadTrends(600).max_age)
