@@ -23,6 +23,11 @@ from collections.abc import Sequence
 LIVE, COLD = 'live', 'cold'
 #: Why a move is made (``Move.goal``).
 BALANCE, LEVEL, DRAIN = 'balance', 'level', 'drain'
+#: A host's power state (``HostSnapshot.power``; see :mod:`.power`): on;
+#: entering standby (service disabled by nova-drs, drained like a host in
+#: maintenance); in standby (powered off); waking (power-on sent, waiting
+#: for its nova-compute to report up).
+ON, ENTERING, STANDBY, WAKING = 'on', 'entering', 'standby', 'waking'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,6 +119,14 @@ class HostSnapshot:
     #: In maintenance: every instance leaves it (``planner`` drains it
     #: before balancing), and it is never a destination.
     draining: bool = False
+    #: Power state (:data:`ON`, :data:`ENTERING`, :data:`STANDBY`,
+    #: :data:`WAKING`).  An entering host is also ``draining``; a host in
+    #: standby or waking is neither judged nor a destination.
+    power: str = ON
+    #: Effective power management level of the host's pool (``[drs]
+    #: power_management`` or its aggregates' ``drs_power_management``):
+    #: ``off``, ``manual`` or ``automatic``.
+    power_level: str = 'off'
 
 
 @dataclasses.dataclass(frozen=True)
