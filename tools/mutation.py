@@ -13,9 +13,11 @@ of this package), and forks a child per mutant that imports the mutated
 module and its tests fresh from disk.
 
 Mutants that cannot change any behaviour (equivalent mutants) are listed in
-doc/testing.md, section "Equivalent mutants", one line each::
+doc/testing.md, section "Equivalent mutants", one table row each::
 
-    - `filters/pool.py`: `original line` → `mutated line` — reason
+    | `filters/pool.py` | `original line` | `mutated line` | reason |
+
+(a ``|`` inside a cell is written ``\\|``, as GitHub's tables want).
 
 They are matched by module and by the original and mutated source line, so
 the list survives edits elsewhere in the module; a listed mutant that no
@@ -130,8 +132,8 @@ MODULES = {
     'simulate/engine.py': [_SIMULATE + 'test_engine'],
 }
 
-_EQUIVALENT = re.compile(r'^- `(?P<module>[^`]+)`: `(?P<before>[^`]+)` → '
-                         r'`(?P<after>[^`]+)` — (?P<reason>.+)$')
+_EQUIVALENT = re.compile(r'^\| `(?P<module>[^`]+)` \| `(?P<before>[^`]+)` \| '
+                         r'`(?P<after>[^`]+)` \| (?P<reason>.+) \|$')
 
 
 @dataclasses.dataclass
@@ -158,8 +160,8 @@ def equivalents() -> set:
     for line in DOC.read_text().splitlines():
         match = _EQUIVALENT.match(line.strip())
         if match:
-            found.add((match['module'], match['before'].strip(),
-                       match['after'].strip()))
+            found.add(tuple(match[part].replace('\\|', '|').strip()
+                            for part in ('module', 'before', 'after')))
     return found
 
 
