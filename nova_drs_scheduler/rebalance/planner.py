@@ -169,9 +169,15 @@ class _Planner:
                 host.ram_percent, host.counter, tuple(host.window),
                 host.pool, host.cpu_threshold, host.ram_threshold)
 
+        if host.power == model.ENTERING:
+            return (verdict(False, 'entering standby: draining, not '
+                                   'judged'), 'standby')
         if host.draining:
             return (verdict(False, 'in maintenance: draining, not judged'),
                     'maintenance')
+        if host.power in (model.STANDBY, model.WAKING):
+            return (verdict(False, f'power {host.power}: not judged'),
+                    'powered-off')
         if host.excluded:
             return (verdict(False, 'aggregate opted out of DRS: not judged'),
                     'excluded')
@@ -338,7 +344,9 @@ class _Planner:
         option = base.Option(self._removal(source, instance), host, cpu,
                              ram, base.pressure(host, cpu, ram))
         how = 'cold' if instance.migration == model.COLD else 'live'
-        reason = (f'maintenance: host {source.name} is draining; {how} '
+        why = ('standby' if source.power == model.ENTERING
+               else 'maintenance')
+        reason = (f'{why}: host {source.name} is draining; {how} '
                   f'migration to {host.name}, ')
         if preferred is not None:
             reason += (f'the {self.policy.name} policy\'s preferred '
