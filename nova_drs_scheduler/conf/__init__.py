@@ -14,6 +14,7 @@ from nova_drs_scheduler.conf import database
 from nova_drs_scheduler.conf import executor
 from nova_drs_scheduler.conf import exporter
 from nova_drs_scheduler.conf import host_cache
+from nova_drs_scheduler.conf import power
 from nova_drs_scheduler.conf import prometheus
 from nova_drs_scheduler.conf import rebalance
 from nova_drs_scheduler.conf import scheduler
@@ -22,7 +23,7 @@ from nova_drs_scheduler.conf import utilization
 CONF = cfg.CONF
 
 _MODULES = (utilization, executor, host_cache, scheduler, rebalance,
-            prometheus, coordination, database, exporter)
+            prometheus, coordination, database, exporter, power)
 
 
 class ConfigError(ValueError):

@@ -1,0 +1,120 @@
+"""Options of power management (``[drs] power_*``).
+
+The defaults are what an operator of VMware DPM expects: a target band of
+63 % +/- 18 (DPM's ``DemandCapacityRatioTarget`` and
+``DemandCapacityRatioToleranceHost``), hosts powered off only after
+sustained low demand, and powered on before demand needs them.
+"""
+
+from oslo_config import cfg
+
+from nova_drs_scheduler.conf import utilization
+
+#: Power management levels; aggregate metadata ``drs_power_management``
+#: takes the same values.
+LEVELS = ('off', 'manual', 'automatic')
+
+_PERCENT = {'min': 0.0, 'max': 100.0}
+
+OPTS = [
+    cfg.StrOpt(
+        'power_management',
+        default='off',
+        choices=[
+            ('off', 'No host is put in standby; hosts already in standby '
+                    'stay there until woken by an operator.'),
+            ('manual', 'Recommend standby and wake actions (``nova-drs '
+                       'recommendations``), applied by ``nova-drs '
+                       'apply``.'),
+            ('automatic', 'Drain hosts into standby and wake them through '
+                          'the power driver (``power_driver``).'),
+        ],
+        help='Power management level: consolidate a pool whose demand '
+             'stays under the band onto fewer hosts and power the freed '
+             'host off, and power hosts back on before demand needs them '
+             '(vSphere DPM\'s automation level). Aggregate metadata '
+             '``drs_power_management`` overrides it for the hosts of the '
+             'aggregate.'),
+    cfg.FloatOpt(
+        'power_band_low',
+        default=45.0,
+        help='Bottom of the target band, percent of the CPUs of a pool\'s '
+             'hosts that take load (on, not in maintenance or entering '
+             'standby). A pool under it for ``power_low_periods`` periods '
+             'puts one host in standby. vSphere DPM: '
+             '``DemandCapacityRatioTarget`` minus '
+             '``DemandCapacityRatioToleranceHost`` (63 - 18).',
+        **_PERCENT),
+    cfg.FloatOpt(
+        'power_band_high',
+        default=81.0,
+        help='Top of the target band, percent. A host is woken when the '
+             'pool\'s forecast demand would cross it, and a host is only '
+             'put in standby if every instance on it has a destination '
+             'left under it. vSphere DPM: ``DemandCapacityRatioTarget`` '
+             'plus ``DemandCapacityRatioToleranceHost`` (63 + 18).',
+        **_PERCENT),
+    cfg.IntOpt(
+        'power_reserve_hosts',
+        default=1,
+        min=0,
+        help='Hosts kept on in each pool beyond those the forecast demand '
+             'needs under the band\'s top: headroom for a burst the '
+             'forecast did not see while a woken host boots. A host that '
+             'would eat into the reserve is not put in standby, and a '
+             'host is woken when demand grows into it (oVirt\'s '
+             '"hosts in reserve"; vSphere DPM has no direct equivalent, '
+             'its HA admission control plays that part).'),
+    cfg.IntOpt(
+        'power_min_hosts',
+        default=2,
+        min=1,
+        help='Never fewer than this many hosts taking load in a pool, '
+             'whatever the demand; a host is woken when a pool has fewer. '
+             'vSphere DPM: the ``MinPoweredOnCpuCapacity``/'
+             '``MinPoweredOnMemCapacity`` floor, counted in hosts.'),
+    cfg.IntOpt(
+        'power_low_periods',
+        default=6,
+        min=1,
+        help='Consecutive rebalance periods a pool\'s utilization must stay '
+             'under ``power_band_low`` before one of its hosts is put in '
+             'standby; the wait is this times ``rebalance_interval``. '
+             'vSphere DPM judges a power-off on 40 minutes of demand '
+             '(``VmDemandHistorySecsHostOff``, 2400 s): with a 60 s '
+             'interval, 40 periods match it; the default acts sooner and '
+             'leaves the rest to the forecast and the reserve.'),
+    cfg.IntOpt(
+        'power_boot_seconds',
+        default=600,
+        min=0,
+        help='Seconds from power-on to the host\'s nova-compute reporting '
+             'up. A standby host is woken when the pool\'s demand is '
+             'forecast to need it within this time plus one period; a '
+             'power driver that measures boots replaces it with its '
+             'measurement once it has one (vSphere DPM learns it per '
+             'host the same way).'),
+    cfg.FloatOpt(
+        'power_forecast_deviations',
+        default=1.0,
+        min=0.0,
+        help='Standard deviations of the forecast\'s error added to the '
+             'forecast demand before comparing it with the band: higher '
+             'wakes hosts earlier and puts fewer in standby (safer, less '
+             'saved). 0 trusts the forecast as is. doc/rebalancer.md says '
+             'how the forecast was judged.'),
+]
+
+
+def list_opts():
+    return {utilization.drs_group: OPTS}
+
+
+def check(conf) -> str | None:
+    """The band must be a band."""
+    drs = conf.drs
+    if drs.power_band_low >= drs.power_band_high:
+        return (f'Invalid value for option [drs] power_band_low: '
+                f'{drs.power_band_low:g} must be below [drs] '
+                f'power_band_high ({drs.power_band_high:g}).')
+    return None
