@@ -10,10 +10,6 @@ from oslo_config import cfg
 
 from nova_drs_scheduler.conf import utilization
 
-#: Power management levels; aggregate metadata ``drs_power_management``
-#: takes the same values.
-LEVELS = ('off', 'manual', 'automatic')
-
 _PERCENT = {'min': 0.0, 'max': 100.0}
 
 OPTS = [

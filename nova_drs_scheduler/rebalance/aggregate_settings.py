@@ -9,7 +9,10 @@ Keys, on any aggregate of the host:
   judged nor a destination;
 - ``drs_automation``: ``off``, ``manual`` or ``automatic``, overriding
   ``[drs] automation`` for the host; with several aggregates the most
-  cautious (``off``, then ``manual``) wins.
+  cautious (``off``, then ``manual``) wins;
+- ``drs_power_management``: ``off``, ``manual`` or ``automatic``,
+  overriding ``[drs] power_management`` for the host, the most cautious
+  winning likewise.
 
 An invalid value is logged once and ignored for that host; it never
 raises, so one typo cannot stop the rebalancer for the whole cloud.
@@ -27,7 +30,7 @@ from nova_drs_scheduler.rebalance import model
 LOG = logging.getLogger(__name__)
 
 MODES = ('global', 'aggregate')
-#: Automation levels, most cautious first.
+#: Automation and power management levels, most cautious first.
 LEVELS = ('off', 'manual', 'automatic')
 
 
@@ -43,17 +46,22 @@ class HostSettings:
     automation: str | None = None
     #: The effective level (this or ``[drs]``'s) is ``off``.
     automation_off: bool = False
+    #: Effective power management level: the aggregates'
+    #: ``drs_power_management``, else ``[drs] power_management``.
+    power_level: str = 'off'
 
 
-def host_settings(host: str, aggregates,
-                  config: model.PlannerConfig) -> HostSettings:
-    """Settings of ``host`` given the aggregates it belongs to."""
+def host_settings(host: str, aggregates, config: model.PlannerConfig,
+                  power_management: str = 'off') -> HostSettings:
+    """Settings of ``host`` given the aggregates it belongs to;
+    ``power_management`` is ``[drs]``'s level."""
     metadata = [(agg.name, agg.metadata or {}) for agg in aggregates]
     modes = set(_values(host, metadata, 'drs_mode', _choice(MODES)))
     excluded = (True in _values(host, metadata, 'drs_exclude', _bool) or
                 False in _values(host, metadata, 'drs_enabled', _bool))
     names = sorted(name for name, _md in metadata)
     levels = _values(host, metadata, 'drs_automation', _choice(LEVELS))
+    power = _values(host, metadata, 'drs_power_management', _choice(LEVELS))
     return HostSettings(
         mode='aggregate' if 'aggregate' in modes else (
             modes.pop() if modes else config.mode),
@@ -63,14 +71,17 @@ def host_settings(host: str, aggregates,
         ram_threshold=min(_values(host, metadata, 'drs_ram_threshold',
                                   _percent), default=config.ram_threshold),
         excluded=excluded,
-        automation=min(levels, key=LEVELS.index, default=None))
+        automation=min(levels, key=LEVELS.index, default=None),
+        power_level=min(power, key=LEVELS.index, default=power_management))
 
 
 def any_enabled(aggregates) -> bool:
-    """Whether an aggregate turns rebalancing on (``drs_automation``
-    ``manual`` or ``automatic``) although ``[drs] automation`` is off."""
-    return any(str((agg.metadata or {}).get('drs_automation', '')).strip()
-               .lower() in LEVELS[1:] for agg in aggregates)
+    """Whether an aggregate turns rebalancing or power management on
+    (``drs_automation`` or ``drs_power_management`` ``manual`` or
+    ``automatic``) although ``[drs]`` leaves them off."""
+    return any(str((agg.metadata or {}).get(key, '')).strip().lower()
+               in LEVELS[1:] for agg in aggregates
+               for key in ('drs_automation', 'drs_power_management'))
 
 
 def _values(host, metadata, key, parse):

@@ -408,7 +408,8 @@ def host_snapshot(rows: HostRows, status, settings,
         schedulable=schedulable(rows),
         excluded=settings.excluded,
         automation_off=settings.automation_off,
-        draining=draining)
+        draining=draining,
+        power_level=settings.power_level)
 
 
 def fallback_loads(hosts, instances, loads) -> dict:

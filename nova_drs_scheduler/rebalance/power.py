@@ -46,12 +46,11 @@ The drain itself is the planner's (an entering host is ``draining``).
 import dataclasses
 from collections.abc import Mapping
 
+from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import forecast
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 
-#: Power management levels, most cautious first.
-LEVELS = ('off', 'manual', 'automatic')
 #: Kinds of :class:`PowerAction`.
 STANDBY, WAKE, CANCEL = 'standby', 'wake', 'cancel'
 
@@ -301,7 +300,8 @@ def _level(hosts) -> str:
 
 
 def _rank(level: str) -> int:
-    return LEVELS.index(level) if level in LEVELS else 0
+    levels = aggregate_settings.LEVELS
+    return levels.index(level) if level in levels else 0
 
 
 def _fmt(value: float | None) -> str:

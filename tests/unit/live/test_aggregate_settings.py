@@ -88,6 +88,28 @@ class HostSettingsTest(testtools.TestCase):
                 agg('a', drs_automation='sometimes')).automation)
         self.assertIn('drs_automation', logs.output[0])
 
+    def test_power_management_level_overrides_conf_most_cautious_wins(self):
+        def level(*aggregates, default='off'):
+            return aggregate_settings.host_settings(
+                'h', aggregates, CONFIG, default).power_level
+        self.assertEqual('off', level())
+        self.assertEqual('manual', level(default='manual'))
+        self.assertEqual('automatic', level(
+            agg('a', drs_power_management=' Automatic ')))
+        self.assertEqual('off', level(
+            agg('a', drs_power_management='automatic'),
+            agg('b', drs_power_management='off'), default='automatic'))
+        self.assertEqual('manual', level(
+            agg('a', drs_power_management='automatic'),
+            agg('b', drs_power_management='manual')))
+        with self.assertLogs(aggregate_settings.LOG.logger) as logs:
+            self.assertEqual('manual', level(
+                agg('a', drs_power_management='eco'), default='manual'))
+            # Logged once per host, aggregate and value.
+            level(agg('a', drs_power_management='eco'))
+        self.assertEqual(1, len(logs.output))
+        self.assertIn('drs_power_management', logs.output[0])
+
     def test_any_enabled(self):
         self.assertFalse(aggregate_settings.any_enabled([
             agg('a'), agg('b', drs_automation='off'),

@@ -84,6 +84,18 @@ class HostSnapshotTest(testtools.TestCase):
                           host.cpu_deviation, host.rise_rate,
                           host.cpu_threshold, host.schedulable))
 
+    def test_power_level_of_its_settings(self):
+        rows = live.HostRows(
+            name='h1', node=mock.Mock(vcpus=10, memory_mb=8192),
+            service={'disabled': False}, cell=None, up=True, aggregates=[])
+        for level in ('off', 'manual', 'automatic'):
+            settings = aggregate_settings.HostSettings(
+                'global', None, 80, 90, False, power_level=level)
+            host = live.host_snapshot(rows, None, settings,
+                                      model.PlannerConfig())
+            self.assertEqual((level, model.ON),
+                             (host.power_level, host.power))
+
     def test_unjudged_host_has_no_load(self):
         status = metrics.HostStatus('h1', None, None, 0, (), False,
                                     'no sample', cpu_expected=70.0,
