@@ -2,8 +2,8 @@
 
 ``tools/demo.sh`` prepares tox's demo virtualenv and runs ``nova-drs demo``
 in it.  These tests run it from the functional env, which sets
-``OS_STDOUT_CAPTURE=1`` as every test env does: the variable that once
-swallowed the per-period rows.  A cloud takes a minute or more to build on
+``OS_STDOUT_CAPTURE=1`` as every test env does: the per-period rows
+must reach stdout all the same.  A cloud takes a minute or more to build on
 a busy machine, so the runs are short.  Each run is a test of its own, so
 stestr can put them on different workers (the suite's longest tests).
 

@@ -565,12 +565,10 @@ class LimitsTest(base.RebalanceTestBase):
 class NoPingPongTest(base.RebalanceTestBase):
     """Scenario 10: oscillating load never sends an instance back."""
 
-    # host3 (65 %) stays out of reach, as the scenario was written for:
-    # the oscillation between host1 and host2 is what is tested.  With
-    # the expected load on, a host at 20 % that averages 55 % is judged at
-    # 55 % and refused, and nothing would move: off, so that the rail
-    # under test is reached (it held only while the DRS database dropped
-    # the expected load between periods, before revision 0002).
+    # host3 (65 %) stays out of reach: the oscillation between host1 and
+    # host2 is what is tested.  With the expected load on, a host at 20 %
+    # that averages 55 % is judged at 55 % and refused, and nothing would
+    # move: off, so that the rail under test is reached.
     DRS = {'stabilization': 1, 'margin': 10.0, 'expected_load_halflife': 0}
 
     def test_no_instance_returns_to_a_host_it_left(self):
