@@ -17,6 +17,7 @@ on the source while the destination receives and replays its pages).
 import dataclasses
 import heapq
 import itertools
+import math
 import random
 
 from nova_drs_scheduler.rebalance import benefit
@@ -121,6 +122,14 @@ def hosts_for_load(vms, trace, target_percent: float,
                 for step in trace.steps for vm in vms) / 100.0
     mean_cores = total / len(trace.steps)
     return max(1, round(mean_cores / (host_vcpus * target_percent / 100.0)))
+
+
+def hosts_for_peak(vms, trace, peak_percent: float, host_vcpus: int) -> int:
+    """Hosts for the trace's busiest step to load them ``peak_percent``:
+    a cluster sized for the day's peak."""
+    peak = max(sum(step[vm.index] * vm.flavor.vcpus for vm in vms)
+               for step in trace.steps) / 100.0
+    return max(1, math.ceil(peak / (host_vcpus * peak_percent / 100.0)))
 
 
 def host_names(count: int) -> tuple:

@@ -37,10 +37,12 @@ from collections.abc import Callable
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
+from nova_drs_scheduler.rebalance import power as power_plan
 from nova_drs_scheduler.rebalance import recent_moves
 from nova_drs_scheduler.rebalance import relief
 from nova_drs_scheduler.simulate import cluster as cluster_mod
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod
+from nova_drs_scheduler.simulate import power as power_mod
 from nova_drs_scheduler.simulate import scoring
 from nova_drs_scheduler.simulate import traces
 
@@ -54,7 +56,7 @@ class Settings:
     """The ``[drs]`` values the loop needs besides the planner's own."""
 
     config: model.PlannerConfig
-    #: Fresh per-host windows, e.g. ``conf.rebalance.metrics_windows``.
+    #: Fresh per-host windows, e.g. ``rebalance.from_conf.metrics_windows``.
     windows: Callable[[], metrics.MetricsWindows]
     #: Seconds per period (``[drs] rebalance_interval``).
     interval: int = 60
@@ -107,12 +109,16 @@ class PeriodView:
     #: Hosts over their threshold now that would not be without the
     #: instances migrated to them lately (``scoring.Arrivals``).
     drs_caused: frozenset = frozenset()
-    #: {host in maintenance: when it entered}
+    #: {host being drained (in maintenance, or entering standby): when
+    #: it entered}
     maintenance: dict = dataclasses.field(default_factory=dict)
     #: ``start(instance, destination or None, at)``: start a move at ``at``
     #: seconds (within this period), as the engine starts planned moves;
     #: the migration, or None when Nova refuses it.
     start: Callable | None = None
+    #: The hosts' power states, when the run models them (else None):
+    #: a strategy that manages power moves hosts through it.
+    power: power_mod.Hosts | None = None
 
     #: {periods: the trace rows of the last ``periods`` periods}
     _rows: dict = dataclasses.field(default_factory=dict)
@@ -134,13 +140,16 @@ class PeriodView:
         index = vm.index
         return sum(row[index] for row in rows) / len(rows)
 
-    def snapshot(self, config: model.PlannerConfig) -> model.Snapshot:
+    def snapshot(self, config: model.PlannerConfig,
+                 power_level: str = 'off') -> model.Snapshot:
         """The planner's input, built as the live service builds it.
 
         An instance's load is averaged over the same window as its host's,
-        so that the planner's projections add up.
+        so that the planner's projections add up.  ``power_level``: the
+        pool's power management level, as the strategy runs it.
         """
         cluster, maintenance = self.cluster, self.maintenance
+        states = self.power.state if self.power else {}
         hosts = {}
         for name in cluster.hosts:
             status = self.statuses[name]
@@ -155,7 +164,8 @@ class PeriodView:
                 cpu_deviation=status.cpu_deviation,
                 rise_rate=status.rise_rate,
                 schedulable=name not in cluster.disabled,
-                draining=name in maintenance)
+                draining=name in maintenance,
+                power=states.get(name, model.ON), power_level=power_level)
         measured = self.measured(hosts, config)
         return model.Snapshot(hosts=hosts,
                               instances=self.inputs.build(self, measured,
@@ -309,6 +319,9 @@ class Result:
     mean_load: float
     #: One :class:`~maintenance.Drain` per host taken into maintenance.
     drains: list = dataclasses.field(default_factory=list)
+    #: The energy figures (:meth:`power.Hosts.summary`) when the run
+    #: modelled power, else None.
+    power: dict | None = None
 
 
 class _Blocker:
@@ -358,12 +371,19 @@ def _admit(cluster: cluster_mod.Cluster, name: str,
 class _Run:
     """One strategy's replay: the cluster, its windows and its scorecard."""
 
-    def __init__(self, trace, vms, spec, strategy, settings, schedule):
+    def __init__(self, trace, vms, spec, strategy, settings, schedule,
+                 power):
         self.trace, self.spec = trace, spec
         self.strategy, self.settings = strategy, settings
         self.cluster = cluster_mod.Cluster(spec, vms)
+        if schedule and power:
+            raise ValueError('maintenance and power management are not '
+                             'simulated in the same run')
         self.maintenance = (maintenance_mod.Tracker(schedule, self.cluster)
                             if schedule else None)
+        self.power = (power_mod.Hosts(power, self.cluster,
+                                      settings.config.cpu_threshold)
+                      if power else None)
         self.windows = settings.windows()
         self.card = scoring.Scorecard(settings.config.cpu_threshold,
                                       settings.ping_pong_periods,
@@ -396,13 +416,21 @@ class _Run:
             cluster.location,
             lambda name: 100.0 * cluster.vm_cores(cluster.vms[name], row)
             / vcpus)
-        self.card.observe(percent, len(caused))
+        off = frozenset()
+        if self.power:
+            self.power.account(percent, self.settings.interval)
+            off = self.power.off()
+        # A host off or booting serves nothing and reports no metrics.
+        serving = ({h: v for h, v in percent.items() if h not in off}
+                   if off else percent)
+        self.card.observe(serving, len(caused))
         self._check_reliefs(now, percent)
-        self.loads.append(statistics.fmean(percent.values()))
+        self.loads.append(statistics.fmean(serving.values()))
         for host, value in percent.items():
             self.history[host].append(value)
         return self.windows.update(now, {
-            h: metrics.HostSample(now, percent[h], cluster.memory_percent(h))
+            h: None if h in off else metrics.HostSample(
+                now, percent[h], cluster.memory_percent(h))
             for h in cluster.hosts}), frozenset(caused)
 
     def _ended(self, period: int, migration: cluster_mod.Migration) -> None:
@@ -433,18 +461,22 @@ class _Run:
         ended = cluster.finish_migrations(now)
         for migration in ended:
             self._ended(period, migration)
+        draining = {}
         if self.maintenance:
             self.maintenance.advance(now, ended)
+            draining = self.maintenance.hosts
+        if self.power:
+            self.power.advance(now)
+            draining = dict(self.power.entering)
         statuses, caused = self._measure(period, now, ended)
         recent = self.blocker.state(cluster.inflight, now)
         view = PeriodView(period, now, self.settings.interval, self.trace,
                           cluster, self.history, statuses, recent.blocked,
                           self.windows.window, recent.left, self.inputs,
                           arrived=frozenset(m.vm for m in ended),
-                          drs_caused=caused,
-                          maintenance=(self.maintenance.hosts
-                                       if self.maintenance else {}),
-                          start=functools.partial(self.start, period))
+                          drs_caused=caused, maintenance=draining,
+                          start=functools.partial(self.start, period),
+                          power=self.power)
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).
@@ -455,8 +487,17 @@ class _Run:
             if isinstance(move, model.Move):
                 self.start(period, move.instance, move.destination, now,
                            _promise(move))
+            elif isinstance(move, power_plan.PowerAction):
+                self._power(move, now)
             else:
                 self.start(period, *move, now)
+
+    def _power(self, action, now: float) -> None:
+        """A power plan's action on its host (after the period's moves)."""
+        if self.power is None:
+            raise ValueError(f'{self.strategy.name} manages power: run it '
+                             f'with a power model')
+        getattr(self.power, action.kind)(action.host, now)
 
     def start(self, period: int, name: str, destination: str | None,
               at: float, promise=None):
@@ -488,10 +529,13 @@ def _promise(move: model.Move):
 
 def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
         strategy, settings: Settings,
-        maintenance: maintenance_mod.Schedule | None = None) -> Result:
+        maintenance: maintenance_mod.Schedule | None = None,
+        power: power_mod.PowerModel | None = None) -> Result:
     """Replay the trace under one strategy on a freshly placed cluster,
-    with hosts in maintenance as ``maintenance`` schedules them."""
-    replay = _Run(trace, vms, spec, strategy, settings, maintenance)
+    with hosts in maintenance as ``maintenance`` schedules them; with
+    ``power``, hosts have power states the strategy may change, and the
+    run's energy is measured."""
+    replay = _Run(trace, vms, spec, strategy, settings, maintenance, power)
     gc.collect()
     gc.freeze()
     try:
@@ -501,4 +545,4 @@ def run(trace: traces.Trace, vms, spec: cluster_mod.ClusterSpec,
         gc.unfreeze()
     drains = replay.maintenance.finish() if replay.maintenance else []
     return Result(strategy.name, replay.card, statistics.fmean(replay.loads),
-                  drains)
+                  drains, replay.power.summary() if replay.power else None)

@@ -118,14 +118,12 @@ class Tracker:
     def _progress(self, now: float) -> None:
         current, schedule, cluster = self.current, self.schedule, self.cluster
         on_host = cluster.instances_on(current.host)
-        # A move that started before the host entered may still land on it.
-        empty = not on_host and not any(
-            m.destination == current.host for m in cluster.inflight.values())
-        if current.emptied is None and empty:
+        emptied = empty(cluster, current.host)
+        if current.emptied is None and emptied:
             current.emptied = (current.entered if current.last_departure
                                is None else current.last_departure)
         if current.work_started is None and (
-                empty or now - current.entered >= schedule.deadline):
+                emptied or now - current.entered >= schedule.deadline):
             current.work_started = now
             current.left_behind = len(on_host)
         if (current.work_started is not None
@@ -151,6 +149,13 @@ class Tracker:
             current.left_behind = len(
                 self.cluster.instances_on(current.host))
         return self.drains
+
+
+def empty(cluster, host: str) -> bool:
+    """Nothing is on ``host`` nor on its way to it (a move that started
+    before it was disabled may still land on it): a drain is over."""
+    return not cluster.residents[host] and not any(
+        m.destination == host for m in cluster.inflight.values())
 
 
 def drain_minutes(seconds: list) -> tuple:

@@ -47,11 +47,24 @@ MAINTENANCE_COLUMNS = (
 )
 
 
+#: Added when the run modelled power (``parameters['power']``).
+POWER_COLUMNS = (
+    ('energy_kwh', 'energy kWh'),
+    ('host_hours_on', 'host-hours on'),
+    ('short_periods', 'periods short of a host off or booting'),
+    ('standbys', 'standbys'),
+    ('wakes', 'wakes'),
+)
+
+
 def columns(parameters: dict) -> tuple:
     """The columns of a run's table."""
-    if parameters.get('maintenance') is None:
-        return COLUMNS
-    return COLUMNS + MAINTENANCE_COLUMNS
+    shown = COLUMNS
+    if parameters.get('maintenance') is not None:
+        shown += MAINTENANCE_COLUMNS
+    if parameters.get('power') is not None:
+        shown += POWER_COLUMNS
+    return shown
 
 
 def rows(results, parameters: dict) -> list:
@@ -67,6 +80,8 @@ def rows(results, parameters: dict) -> list:
                 figures.pop('drain_seconds'))
             row.update(figures, drain_minutes_mean=mean,
                        drain_minutes_max=longest)
+        if result.power is not None:
+            row.update(result.power)
         table.append({key: row[key] for key, _ in columns(parameters)})
     return table
 

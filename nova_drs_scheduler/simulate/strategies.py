@@ -13,7 +13,11 @@ the decision itself
 ``seed`` and ``balanced`` are the production planner with that
 ``[drs] policy``; everything else in their config comes from the same
 ``[drs]`` options.  ``watcher_host_maintenance`` acts only on hosts in
-maintenance, so it is asked for by name, never among :data:`ALL`.
+maintenance, so it is asked for by name, never among :data:`ALL`; so are
+the strategies that manage power (:data:`POWER`), which need a run with a
+power model: ``balanced+power`` (``balanced`` with power management
+``automatic``, ``rebalance.power.plan`` after the balancing plan) and
+``watcher_vm_workload_consolidation``.
 """
 
 import dataclasses
@@ -22,13 +26,17 @@ import time
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import policies
+from nova_drs_scheduler.rebalance import power
 from nova_drs_scheduler.simulate import watcher_adapter
+from nova_drs_scheduler.simulate import watcher_consolidation
 from nova_drs_scheduler.simulate import watcher_maintenance
 
 PLANNER_POLICIES = ('seed', 'balanced')
 ALL = (('none',) + PLANNER_POLICIES
        + tuple(f'watcher_{n}' for n in watcher_adapter.WATCHER_STRATEGIES))
 HOST_MAINTENANCE = f'watcher_{watcher_adapter.HOST_MAINTENANCE}'
+POWER_MANAGED = 'balanced+power'
+POWER = (POWER_MANAGED, watcher_consolidation.NAME)
 
 
 class NoMoves:
@@ -54,13 +62,20 @@ class PlannerStrategy:
         """``(plan, input, decision)``: the planner's whole
         :class:`~model.Plan` (verdicts and notes too, for tools that
         explain a run) and the two CPU times."""
+        result, _, _, built, decided = self._decide(view)
+        return result, built, decided
+
+    def _decide(self, view, level: str = 'off') -> tuple:
+        """``(plan, snapshot, candidates, input, decision)`` with power
+        management at ``level``."""
         started = time.process_time()
-        snapshot = view.snapshot(self.config)
+        snapshot = view.snapshot(self.config, level)
         candidates = view.candidates()
         built = time.process_time()
         result = planner.plan(snapshot, candidates)
         decided = time.process_time()
-        return result, built - started, decided - built
+        return (result, snapshot, candidates, built - started,
+                decided - built)
 
     def plan(self, view) -> tuple:
         """The plan's moves themselves, so that their relief is checked."""
@@ -68,14 +83,59 @@ class PlannerStrategy:
         return list(result.moves), built, decided
 
 
+class PowerManaged(PlannerStrategy):
+    """``balanced`` with power management ``automatic``: each period the
+    planner's plan (which drains the hosts entering standby), then
+    :func:`rebalance.power.plan` on the same snapshot, as the live leader
+    runs them.  Its actions follow the moves, so that a host leaves
+    service after this period's moves to it have started."""
+
+    def __init__(self, config: model.PlannerConfig,
+                 power_config: power.PowerConfig, level: str = 'automatic'):
+        super().__init__(config, 'balanced')
+        self.name = POWER_MANAGED
+        self.power_config = power_config
+        self.level = level
+        #: The pools' demand forecasts and low counters, period to period.
+        self.forecasts, self.counters = {}, {}
+        #: Every power action taken, with the period's time.
+        self.actions = []
+
+    def plan(self, view) -> tuple:
+        """The plan's moves, then the power plan's actions."""
+        result, snapshot, candidates, built, decided = self._decide(
+            view, self.level)
+        started = time.process_time()
+        self.forecasts, self.counters = power.observe(
+            snapshot, self.forecasts, self.counters, view.now,
+            self.power_config)
+        verdict = power.plan(
+            dataclasses.replace(snapshot, planned=tuple(result.moves)),
+            candidates, self.forecasts, self.counters, self.power_config)
+        decided += time.process_time() - started
+        self.actions.extend((view.now, a) for a in verdict.actions)
+        return list(result.moves) + list(verdict.actions), built, decided
+
+
 def build(name: str, config: model.PlannerConfig, seed: int,
-          watcher_parameters: dict):
-    """The strategy called ``name`` (see :data:`ALL`, and
-    :data:`HOST_MAINTENANCE`)."""
+          watcher_parameters: dict,
+          power_config: power.PowerConfig | None = None):
+    """The strategy called ``name`` (see :data:`ALL`,
+    :data:`HOST_MAINTENANCE` and :data:`POWER`; ``power_config`` for
+    ``balanced+power``, ``watcher_parameters['vm_workload_consolidation']``
+    for Watcher's, with its ``audit_interval`` in seconds)."""
     if name == 'none':
         return NoMoves()
     if name in PLANNER_POLICIES:
         return PlannerStrategy(config, name)
+    if name == POWER_MANAGED:
+        return PowerManaged(config, power_config or power.PowerConfig())
+    if name == watcher_consolidation.NAME:
+        parameters = dict(watcher_parameters.get(
+            watcher_adapter.CONSOLIDATION, {}))
+        interval = parameters.pop('audit_interval',
+                                  watcher_consolidation.AUDIT_INTERVAL)
+        return watcher_consolidation.Consolidation(parameters, interval)
     if name == HOST_MAINTENANCE:
         return watcher_maintenance.HostMaintenance()
     if name.startswith('watcher_'):
@@ -83,4 +143,4 @@ def build(name: str, config: model.PlannerConfig, seed: int,
         return watcher_adapter.WatcherStrategy(
             kind, watcher_parameters.get(kind, {}), seed)
     raise ValueError(f'unknown strategy {name!r}; choose from '
-                     f'{", ".join(ALL + (HOST_MAINTENANCE,))}')
+                     f'{", ".join(ALL + (HOST_MAINTENANCE,) + POWER)}')

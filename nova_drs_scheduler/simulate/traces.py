@@ -179,11 +179,27 @@ def _vm_series(rng: random.Random, steps: int, per_day: int) -> list:
 #: that, every VM peaks around midday, so the whole cluster is hot at
 #: once and no host can take load.  ``staggered``: each VM peaks at one of
 #: four times of day, 6 hours apart, so a host's peak depends on its mix.
-SHAPES = ('planetlab', 'shared-peak', 'staggered')
+#: ``day-night``: every VM's load follows the cluster's day, lowest at
+#: 03:00 and highest at 15:00 (:data:`DAY_NIGHT`): what power management
+#: is for.
+SHAPES = ('planetlab', 'shared-peak', 'staggered', 'day-night')
 #: Peak multiplier on a VM's load at the top of its peak, and the peak's
 #: width (standard deviation of a Gaussian bump), in hours.
 PEAK_HEIGHT = 0.8
 PEAK_HOURS = 2.0
+
+
+#: Multiplier of every VM's load at night (03:00) and by day (15:00) in
+#: the ``day-night`` shape; a cosine in between.
+DAY_NIGHT = (0.3, 1.5)
+DAY_NIGHT_TROUGH = 3.0
+
+
+def _day_night(hour: float, _centre: float) -> float:
+    """Multiplier of a VM's load at ``hour`` in the ``day-night`` shape."""
+    night, day = DAY_NIGHT
+    rise = (1.0 - math.cos(2 * math.pi * (hour - DAY_NIGHT_TROUGH) / 24.0))
+    return night + (day - night) * rise / 2.0
 
 
 def _peak(hour: float, centre: float) -> float:
@@ -194,7 +210,7 @@ def _peak(hour: float, centre: float) -> float:
 
 
 def _peak_centres(shape: str, vms: int, seed: int) -> list:
-    if shape == 'shared-peak':
+    if shape in ('shared-peak', 'day-night'):
         return [12.0] * vms
     rng = random.Random(f'{seed}-peaks')
     return [rng.choice((3.0, 9.0, 15.0, 21.0)) for _ in range(vms)]
@@ -214,7 +230,8 @@ def synthetic(vms: int, steps: int, seed: int,
     if shape != 'planetlab':
         hours = [(step * step_seconds / 3600.0) % 24.0
                  for step in range(steps)]
-        series = [[round(min(value * _peak(hour, centre), 100.0), 1)
+        bend = _day_night if shape == 'day-night' else _peak
+        series = [[round(min(value * bend(hour, centre), 100.0), 1)
                    for value, hour in zip(values, hours, strict=True)]
                   for values, centre in zip(
                       series, _peak_centres(shape, vms, seed), strict=True)]

@@ -28,6 +28,7 @@ import time
 
 WATCHER_STRATEGIES = ('workload_balance', 'workload_stabilization')
 HOST_MAINTENANCE = 'host_maintenance'
+CONSOLIDATION = 'vm_workload_consolidation'
 
 
 class WatcherMissingError(RuntimeError):
@@ -41,6 +42,9 @@ def _watcher():
         from watcher.decision_engine.model import model_root
         from watcher.decision_engine.strategy.strategies import (
             host_maintenance,
+        )
+        from watcher.decision_engine.strategy.strategies import (
+            vm_workload_consolidation,
         )
         from watcher.decision_engine.strategy.strategies import (
             workload_balance,
@@ -57,15 +61,19 @@ def _watcher():
         'workload_stabilization':
             workload_stabilization.WorkloadStabilization,
         HOST_MAINTENANCE: host_maintenance.HostMaintenance,
+        CONSOLIDATION: vm_workload_consolidation.VMWorkloadConsolidation,
     }
     return utils, element, model_root, classes
 
 
-class _Datasource:
-    """Answers ``statistic_aggregation`` from the simulated samples.
+class Datasource:
+    """Answers ``statistic_aggregation`` from the simulated samples, and
+    the per-metric getters of Watcher's datasource base class
+    (``get_host_cpu_usage`` and the like) through it.
 
     Units are those of Watcher's real datasources: CPU in percent (of the
-    instance's vCPUs, of the host's CPUs), instance RAM in MB, host RAM in
+    instance's vCPUs, of the host's CPUs), instance RAM in MB (its flavor's,
+    used or allocated), root disk 0 GB (disk is not modelled), host RAM in
     KB.  The mean covers the samples inside the requested period.
     """
 
@@ -88,18 +96,41 @@ class _Datasource:
         finally:
             self.seconds += time.process_time() - started
 
+    def __getattr__(self, name):
+        """``get_<meter>(resource, period, aggregate, granularity)``."""
+        meter = name[len('get_'):]
+        if not name.startswith('get_') or meter not in _METERS:
+            raise AttributeError(name)
+
+        def get(resource, period, aggregate, granularity=None):
+            return self.statistic_aggregation(
+                resource, _METERS[meter], meter, period, aggregate,
+                granularity)
+        return get
+
     def _answer(self, resource, resource_type, meter_name, period):
         view = self._view
         count = self._periods(period)
         if resource_type == 'instance':
             vm = view.cluster.vms[resource.uuid]
-            if meter_name == 'instance_ram_usage':
+            if meter_name in ('instance_ram_usage', 'instance_ram_allocated'):
                 return float(vm.flavor.memory_mb)
+            if meter_name == 'instance_root_disk_size':
+                return 0.0
             return view.vm_percent(vm, count)
         if meter_name == 'host_ram_usage':
             return view.cluster.used_memory_mb[resource.uuid] * 1024.0
         history = list(view.host_history[resource.uuid])[-count:]
         return sum(history) / len(history)
+
+
+#: The meters of Watcher's per-metric getters, and their resource type.
+_METERS = {
+    'instance_cpu_usage': 'instance', 'instance_ram_usage': 'instance',
+    'instance_ram_allocated': 'instance',
+    'instance_root_disk_size': 'instance',
+    'host_cpu_usage': 'compute_node', 'host_ram_usage': 'compute_node',
+}
 
 
 def _no_debug_string() -> str:
@@ -121,6 +152,7 @@ class ComputeModel:
         self._elements = {}
         self._root = None
         self._disabled = set()
+        self._down = frozenset()
 
     def _node(self, host: str, spec):
         return self._element.ComputeNode(
@@ -136,8 +168,9 @@ class ComputeModel:
             vcpus=vm.flavor.vcpus, metadata={},
             project_id='00000000-0000-0000-0000-000000000000')
 
-    def sync(self, cluster):
-        """The model root, in step with ``cluster``."""
+    def sync(self, cluster, down=frozenset()):
+        """The model root, in step with ``cluster``; ``down``: hosts whose
+        ``nova-compute`` does not report up (booting)."""
         root, elements = self._root, self._elements
         if root is None:
             elements.update((h, self._node(h, cluster.spec))
@@ -158,6 +191,10 @@ class ComputeModel:
                                      if host in cluster.disabled
                                      else states.ENABLED.value)
         self._disabled = set(cluster.disabled)
+        for host in self._down ^ down:
+            elements[host].state = (states.OFFLINE.value if host in down
+                                    else states.ONLINE.value)
+        self._down = frozenset(down)
         for name, host in cluster.location.items():
             instance = elements[name]
             instance.host = instance.hypervisor_hostname = host
@@ -227,7 +264,7 @@ class WatcherStrategy:
         seconds)."""
         strategy = self._class.new()
         started = time.process_time()
-        datasource = _Datasource(view)
+        datasource = Datasource(view)
         self._class.ready(strategy, self._model.sync(view.cluster),
                           datasource)
         random.seed(f'{self._seed}-{view.period}')

@@ -38,7 +38,8 @@ class Applier:
     """Watcher's applier running migrate actions in layers, over time."""
 
     def __init__(self):
-        #: (instance, source node) of the actions not started yet.
+        #: (instance, source node, destination node or None: Nova's
+        #: scheduler picks) of the actions not started yet.
         self._pending = collections.deque()
         #: When the layer in progress has ended, as Watcher sees it.
         self._free_at = 0.0
@@ -48,6 +49,11 @@ class Applier:
         self._pending.extend(actions)
         self._free_at = max(self._free_at, at)
 
+    def busy(self, now: float) -> bool:
+        """An action plan is still running at ``now`` (Watcher skips the
+        audits of a continuous audit meanwhile)."""
+        return bool(self._pending) or self._free_at > now
+
     def run(self, view) -> None:
         """Start the layers that begin during this period."""
         end = view.now + view.interval
@@ -56,10 +62,10 @@ class Applier:
             at = max(self._free_at, view.now)
             seen = at
             for _ in range(min(PARALLEL_MIGRATIONS, len(pending))):
-                name, source = pending.popleft()
+                name, source, destination = pending.popleft()
                 if view.cluster.location[name] != source:
                     continue
-                migration = view.start(name, None, at)
+                migration = view.start(name, destination, at)
                 if migration is not None:
                     polls = math.ceil((migration.end - at) / POLL_SECONDS)
                     seen = max(seen, at + polls * POLL_SECONDS)
@@ -82,8 +88,8 @@ class HostMaintenance:
             f'+{balancer.name}' if balancer else '')
 
     def _audit(self, view, host: str) -> tuple:
-        """The audit's migrations as (instance, source), and its input
-        and decision seconds."""
+        """The audit's migrations as (instance, source, None), and its
+        input and decision seconds."""
         strategy = self._class.new()
         started = time.process_time()
         self._class.ready(strategy, self._model.sync(view.cluster), None,
@@ -92,7 +98,7 @@ class HostMaintenance:
         solution = strategy.execute()
         decided = time.process_time()
         actions = [(a['input_parameters']['resource_id'],
-                    a['input_parameters']['source_node'])
+                    a['input_parameters']['source_node'], None)
                    for a in solution.actions if a['action_type'] == 'migrate']
         return actions, built - started, decided - built
 

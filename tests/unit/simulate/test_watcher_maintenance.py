@@ -42,7 +42,8 @@ class ApplierTest(testtools.TestCase):
 
     def test_layers_of_two_each_after_the_last_poll_of_the_one_before(self):
         applier = watcher_maintenance.Applier()
-        applier.add([(n, 'm') for n in ('a', 'b', 'c', 'd', 'e')], 0.0)
+        applier.add([(n, 'm', None) for n in ('a', 'b', 'c', 'd', 'e')],
+                    0.0)
         view = FakeView(0.0, {'a': 2.0, 'b': 11.0, 'c': 4.0, 'd': 5.0,
                               'e': 1.0})
         applier.run(view)
@@ -53,7 +54,8 @@ class ApplierTest(testtools.TestCase):
 
     def test_a_layer_past_the_period_waits_for_the_next(self):
         applier = watcher_maintenance.Applier()
-        applier.add([('a', 'm'), ('b', 'm'), ('c', 'm')], 0.0)
+        applier.add([('a', 'm', None), ('b', 'm', None), ('c', 'm', None)],
+                    0.0)
         view = FakeView(0.0, {'a': 61.0, 'b': 1.0, 'c': 1.0})
         applier.run(view)
         self.assertEqual(['a', 'b'], [name for name, _, _ in view.started])
@@ -63,7 +65,8 @@ class ApplierTest(testtools.TestCase):
 
     def test_refused_and_skipped_actions_end_at_once(self):
         applier = watcher_maintenance.Applier()
-        applier.add([('gone', 'm'), ('refused', 'm'), ('c', 'm')], 10.0)
+        applier.add([('gone', 'm', None), ('refused', 'm', None),
+                     ('c', 'm', None)], 10.0)
         view = FakeView(0.0, {'refused': None, 'c': 1.0},
                         location={'gone': 'elsewhere', 'refused': 'm',
                                   'c': 'm'})
