@@ -9,6 +9,10 @@ operations; it only skips the logging nobody reads, and asks a weigher
 whose multiplier is known to depend on nothing but configuration and the
 host's aggregates (Nova's documented contract, which every in-tree weigher
 and ours keep) once per distinct set of aggregates in the request.
+
+When debug logging is on for ``nova.weights``, it logs Nova's three lines
+per weigher through that same logger, so operators (and Nova's own tests)
+who read weights there see them with either handler.
 """
 
 import logging as std_logging
@@ -16,9 +20,6 @@ from typing import Any
 
 from nova import weights as nova_weights
 from nova.scheduler import weights
-from oslo_log import log as logging
-
-LOG = logging.getLogger(__name__)
 
 #: Modules whose weighers compute ``weight_multiplier`` from configuration
 #: and host aggregate metadata only (checked against Nova 34's weighers).
@@ -74,7 +75,7 @@ class WeightHandler:
         weighed = [self.object_class(obj, 0.0) for obj in obj_list]
         if len(weighed) <= 1:
             return weighed
-        debug = LOG.isEnabledFor(std_logging.DEBUG)
+        debug = nova_weights.LOG.isEnabledFor(std_logging.DEBUG)
         groups = _aggregate_groups(weighed)
         for weigher in weighers:
             raw = weigher.weigh_objects(weighed, weighing_properties)
@@ -91,15 +92,17 @@ class WeightHandler:
 
 def _log_weigher(weigher: Any, weighed: list, raw: list, normalized: list,
                  factors: list) -> None:
-    """The three debug lines Nova logs per weigher."""
+    """The three debug lines Nova logs per weigher, through its logger
+    (looked up at each call: tests patch ``nova.weights.LOG``)."""
+    log = nova_weights.LOG
     name = type(weigher).__name__
-    LOG.debug('%s: raw weights %s', name,
+    log.debug('%s: raw weights %s', name,
               {(o.obj.host, o.obj.nodename): w
                for o, w in zip(weighed, raw, strict=False)})
-    LOG.debug('%s: normalized weights %s', name,
+    log.debug('%s: normalized weights %s', name,
               {(o.obj.host, o.obj.nodename): w
                for o, w in zip(weighed, normalized, strict=False)})
-    LOG.debug('%s: score (multiplier * weight) %s', name,
+    log.debug('%s: score (multiplier * weight) %s', name,
               {(o.obj.host, o.obj.nodename): f'{factor} * {weight}'
                for o, factor, weight in zip(weighed, factors, normalized,
                                             strict=False)})

@@ -170,12 +170,31 @@ class WeightHandlerTest(test.NoDBTestCase):
         self.assertEqual(1, counted.call_count)
 
 
-    def weigh_logged(self, handler, weighers, hosts):
-        """(host, weight) pairs in order, and the lines logged at DEBUG."""
+    def weigh_logged(self, handler, weighers, hosts, name=None,
+                     level=logging.DEBUG):
+        """(host, weight) pairs in order, and the lines logged at
+        ``level`` to the logger ``name`` (the root logger by default),
+        each with the name of the logger that logged it."""
         logger = self.useFixture(fixtures.FakeLogger(
-            level=logging.DEBUG, format='%(levelname)s %(message)s'))
+            name=name, level=level,
+            format='%(levelname)s %(name)s %(message)s'))
         weighed = handler.get_weighed_objects(weighers, hosts, request())
         return [(w.obj.host, w.weight) for w in weighed], logger.output
+
+    def test_debug_lines_only_when_nova_weights_logs_debug(self):
+        hosts = host_states([plain(free_ram_mb=ram) for ram in (512, 4096)],
+                            [])
+        # Debug on for nova.weights alone: Nova's lines, from its logger.
+        self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        _, lines = self.weigh_logged(self.ours, self.weighers, hosts,
+                                     name='nova.weights')
+        self.assertIn('DEBUG nova.weights RAMWeigher: raw weights', lines)
+        # Debug off for it: no line, and no weight formatted for one.
+        self.useFixture(fixtures.FakeLogger(
+            name='nova.weights', level=logging.INFO))
+        with mock.patch.object(weighing, '_log_weigher') as log_weigher:
+            self.ours.get_weighed_objects(self.weighers, hosts, request())
+        log_weigher.assert_not_called()
 
     def test_same_debug_lines_as_nova(self):
         aggs = [objects.Aggregate(id=1, hosts=[],
