@@ -18,6 +18,7 @@ from oslo_utils import timeutils
 
 from nova_drs_scheduler.conf import database as database_conf
 from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import power_rows
 from nova_drs_scheduler.db import tables
 from nova_drs_scheduler.rebalance import drain
 from nova_drs_scheduler.rebalance import record
@@ -102,7 +103,7 @@ def _maintenance_row(row) -> dict:
                 if row['progress'] is not None else None)
 
 
-class Store:
+class Store(power_rows.PowerRows):
     """The DRS database of one ``[drs_database]`` configuration."""
 
     def __init__(self, conf):

@@ -77,6 +77,9 @@ recommendations = sa.Table(
     sa.Column('record_id', sa.String(36)),
     sa.Column('created_at', sa.DateTime, nullable=False),
     sa.Column('updated_at', sa.DateTime, nullable=False),
+    #: ``standby`` or ``wake`` for a power recommendation (its host in
+    #: ``source``, no instance or destination); NULL for a migration.
+    sa.Column('action', sa.String(16)),
 )
 
 #: Hosts in maintenance mode (``nova-drs maintenance enter``), drained by
@@ -96,4 +99,34 @@ maintenance = sa.Table(
     sa.Column('reported_at', sa.DateTime),
     #: JSON: the leader's latest report (a dict).
     sa.Column('progress', JSON_TEXT),
+)
+
+#: Hosts power management has taken from their pool: being emptied for
+#: standby (``entering``), powered off (``standby``) or powering on
+#: (``waking``).  A host on and in its pool has no row.
+power = sa.Table(
+    'drs_power', metadata,
+    sa.Column('host', sa.String(255), primary_key=True),
+    sa.Column('state', sa.String(16), nullable=False),
+    sa.Column('pool', sa.String(255)),
+    #: Why it entered this state (the planner's reason).
+    sa.Column('reason', sa.Text),
+    #: Whether nova-drs disabled the compute service, so that a wake (or a
+    #: standby given up) enables it again only then.
+    sa.Column('disabled_by_drs', sa.Boolean, nullable=False),
+    #: When the host entered this state.
+    sa.Column('requested_at', sa.DateTime, nullable=False),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+    #: JSON: the last driver error, the measured boot time.
+    sa.Column('detail', sa.Text),
+)
+
+#: Boot requests that found no valid host, for the leader to wake a host
+#: of their pool (NULL: any pool) at its next period.
+power_requests = sa.Table(
+    'drs_power_requests', metadata,
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column('pool', sa.String(255)),
+    sa.Column('reason', sa.Text, nullable=False),
+    sa.Column('created_at', sa.DateTime, nullable=False),
 )
