@@ -3,9 +3,10 @@
 
 MariaDB, RabbitMQ, Redis, placement-api, nova-api (gunicorn),
 nova-conductor, nova-drs-scheduler and three fake-driver nova-computes,
-all on 127.0.0.1 under one temp directory; then the scenario and the
-faults of doc/e2e.md.  Ends with ``N passed, N failed``; exit 1 on any
-failure.  Everything started is stopped at the end, whatever happens.
+all on 127.0.0.1 under one temp directory; then the scenario, the
+commands of doc/operations.md and the faults of doc/e2e.md.  Ends
+with ``N passed, N failed``; exit 1 on any failure.  Everything
+started is stopped at the end, whatever happens.
 
     python tools/e2e/run.py [--keep] [--skip-faults]
                             [--scheduler-concurrency eventlet|threading]
@@ -27,6 +28,7 @@ from e2e import faults  # noqa: E402
 from e2e import maintenance  # noqa: E402
 from e2e import procs  # noqa: E402
 from e2e import report as report_mod  # noqa: E402
+from e2e import runbook  # noqa: E402
 from e2e import scenario  # noqa: E402
 
 #: OS_NOVA_DISABLE_EVENTLET_PATCHING values that force each mode (Nova
@@ -116,10 +118,12 @@ def main() -> int:
     try:
         bring_up(dep, report, args.scheduler_concurrency)
         sc = scenario.Scenario(dep, report)
+        book = runbook.Runbook(sc)
         steps = [sc.prepare, sc.metrics_flow, sc.rebalance, sc.cli,
-                 lambda: maintenance.drain(sc)]
+                 book.healthy, lambda: maintenance.drain(sc, book)]
         if not args.skip_faults:
             steps += [lambda fault=fault: fault(sc) for fault in faults.ALL]
+        steps.append(book.all_ran)
         for step in steps:
             try:
                 step()

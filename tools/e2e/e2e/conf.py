@@ -65,7 +65,7 @@ class Layout:
     """Ports and URLs every config file is written from."""
 
     def __init__(self, base, db, rabbit, redis, placement_port, api_port,
-                 fakes_port):
+                 fakes_port, exporter_ports):
         self.base = base
         self.db = db
         self.rabbit = rabbit
@@ -73,6 +73,8 @@ class Layout:
         self.placement_url = f'http://127.0.0.1:{placement_port}'
         self.api_url = f'http://127.0.0.1:{api_port}'
         self.fakes_url = f'http://127.0.0.1:{fakes_port}'
+        #: {scheduler host: its [drs] exporter_port}
+        self.exporter_ports = exporter_ports
 
     def service_dir(self, name: str) -> str:
         path = os.path.join(self.base, name)
@@ -173,6 +175,8 @@ def scheduler(layout: Layout, host: str) -> str:
         'drain_max_concurrent_migrations_per_host': 1,
         'instance_cooldown': 3600, 'migration_timeout': 120,
         'coordination_backend_url': layout.redis.url,
+        'exporter_port': layout.exporter_ports[host],
+        'exporter_host': '127.0.0.1',
     }
     # One DRS database for both schedulers, on Nova's MariaDB server.
     sections['drs_database'] = {'connection': layout.db.url('nova_drs')}

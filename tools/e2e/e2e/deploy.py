@@ -36,7 +36,9 @@ class Deployment:
         self.layout = conf.Layout(
             base, self.db, self.rabbit, self.redis,
             placement_port=servers.free_port(),
-            api_port=servers.free_port(), fakes_port=servers.free_port())
+            api_port=servers.free_port(), fakes_port=servers.free_port(),
+            exporter_ports={host: servers.free_port()
+                            for host in ('scheduler-a', 'scheduler-b')})
         self.scheduler_conf = {}
         self.compute_state = {}
         self.env = {'PYTHONPATH': E2E_PATH}

@@ -19,6 +19,7 @@ import time
 
 from e2e import deploy
 from e2e import fakes
+from e2e import runbook
 from e2e.scenario import DONE
 from e2e.scenario import wait_for
 
@@ -38,9 +39,10 @@ class Command:
     """A ``nova-drs`` child process whose output lines are collected as
     they come (``enter --wait`` prints one per change of progress)."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, env=None):
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True,
+                                     env=env)
         self.lines = []
         self.errors = []
         self._readers = [
@@ -175,9 +177,10 @@ def _describe(migrations) -> str:
                      for m in sorted(migrations, key=lambda m: m['id']))
 
 
-def drain(sc) -> None:
+def drain(sc, book) -> None:
     """``maintenance enter --wait`` drains a host, live and cold; a server
-    booted meanwhile lands elsewhere; ``exit`` gives the host back."""
+    booted meanwhile lands elsewhere; ``exit`` gives the host back.  The
+    three commands are doc/operations.md's, typed through ``book``."""
     report = sc.report
     report.step('Maintenance: nova-drs maintenance enter --wait drains a '
                 'compute (live and cold migrations), exit enables it again')
@@ -200,8 +203,8 @@ def drain(sc) -> None:
                 'SHUTOFF')
     since = sc.last_migration_id()
     started = time.monotonic()
-    command = Command(_argv(sc, 'enter', host, '--reason', 'e2e', '--wait',
-                            '--timeout', '240'))
+    values = book.values(host=host)
+    command = Command(book.argv(runbook.ENTER, values), env=book.env())
     # The first progress line comes once the service is disabled and the
     # request stored: what `enter` without --wait returns after.
     wait_for(lambda: command.lines, lambda lines: lines
@@ -227,6 +230,8 @@ def drain(sc) -> None:
                  f'{elapsed:.0f}s, {len(command.lines)} '
                  f'line(s)' + (f'; stderr: {command.errors[-3:]}'
                                if command.errors else ''))
+    book.judge(runbook.ENTER, values, rc, '\n'.join(command.lines),
+               '\n'.join(command.errors))
     # A cold migration the drain ended is confirmed by the leader: at the
     # moment `drained` is reported, or by the next period.
     at_once = _moved(sc, expected, host, provider)
@@ -277,9 +282,10 @@ def drain(sc) -> None:
                                           'failed': 0, 'in_flight': 0},
                  f'rc {rc}: {row.get("state")}, {row.get("instances")} left, '
                  f'moves {row.get("moves")}')
+    book.run(runbook.STATUS_HOST, values)
 
     sc.nova.action(stopped['id'], {'os-start': None})
-    rc, out, err = run(sc, 'exit', host)
+    rc, out, err = book.run(runbook.EXIT, values)
     report.info(f'maintenance exit {host}: rc {rc}: '
                 f'{" ".join(out.split())[:200]}{err[-300:]}')
     service = compute_service(sc, host)
