@@ -170,13 +170,12 @@ class WeightHandlerTest(test.NoDBTestCase):
         self.assertEqual(1, counted.call_count)
 
 
-    def weigh_logged(self, handler, weighers, hosts, name=None,
-                     level=logging.DEBUG):
-        """(host, weight) pairs in order, and the lines logged at
-        ``level`` to the logger ``name`` (the root logger by default),
-        each with the name of the logger that logged it."""
+    def weigh_logged(self, handler, weighers, hosts, name=None):
+        """(host, weight) pairs in order, and the lines logged at DEBUG
+        to the logger ``name`` (the root logger by default), each with
+        the name of the logger that logged it."""
         logger = self.useFixture(fixtures.FakeLogger(
-            name=name, level=level,
+            name=name, level=logging.DEBUG,
             format='%(levelname)s %(name)s %(message)s'))
         weighed = handler.get_weighed_objects(weighers, hosts, request())
         return [(w.obj.host, w.weight) for w in weighed], logger.output
