@@ -7,7 +7,10 @@ it.  Each period, in the order the live service sees the world:
 1. migrations whose copy has finished by now complete (the instance's load
    and RAM leave the source, its load stays on the destination alone), and
    the maintenance schedule, if any, moves on (a host enters maintenance,
-   starts its work once empty, comes back; see ``maintenance``);
+   starts its work once empty, comes back; see ``maintenance``), as do
+   the hosts' power states when power is modelled (a host entering
+   standby powers off once empty, a waking host serves once booted; see
+   ``power``);
 2. every host's CPU is measured from the trace (a migration of the period
    past on both hosts for as long as it ran) and fed to the same
    :class:`~nova_drs_scheduler.rebalance.metrics.MetricsWindows` as in
@@ -19,10 +22,11 @@ it.  Each period, in the order the live service sees the world:
    candidates, handed to the production planner);
 4. each planned move is re-validated as Nova would when it starts it
    (instance not already migrating, capacity filters on the destination)
-   and started, or counted as failed.  A move with no destination is
-   Nova's scheduler's to place (Watcher's ``host_maintenance``); a
-   strategy that paces its own moves inside the period (Watcher's applier)
-   starts them through ``PeriodView.start``.
+   and started, or counted as failed; a power plan's actions among them
+   (``rebalance.power.PowerAction``) apply after them.  A move with no
+   destination is Nova's scheduler's to place (Watcher's
+   ``host_maintenance``); a strategy that paces its own moves inside the
+   period (Watcher's applier) starts them through ``PeriodView.start``.
 """
 
 import collections

@@ -23,6 +23,13 @@ compute-service changes first, then the migrations in layers of two
 A host off stays in Watcher's model as Watcher left it, up and disabled
 (so its offload phase may enable it again); a booting host is down, out of
 its scope until it reports up.
+
+An audit that fails inside Watcher (its solution's efficacy indicators
+refused by their schema: ``released_compute_nodes_count`` goes negative
+when one audit enables the same disabled host once per migration to it)
+applies nothing, as in Watcher, which marks the audit FAILED.  That ends
+a real continuous audit; here the next one runs at its time, as if the
+operator had started the audit again, and the failures are counted.
 """
 
 import time
@@ -51,9 +58,12 @@ class Consolidation:
         self._model = watcher_adapter.ComputeModel()
         self._applier = watcher_maintenance.Applier()
         self._next = 0.0
-        #: Audits run, and skipped while an action plan was running.
+        #: Audits run, skipped while an action plan was running, and
+        #: failed inside Watcher (with the first failure's message).
         self.audits = 0
         self.skipped = 0
+        self.failed = 0
+        self.failure = None
         self.name = label or NAME
 
     def plan(self, view) -> tuple:
@@ -83,11 +93,16 @@ class Consolidation:
         self._class.ready(strategy, self._model.sync(view.cluster, waking),
                           datasource)
         built = time.process_time()
-        solution = strategy.execute()
-        decided = time.process_time()
         self.audits += 1
+        try:
+            solution = strategy.execute()
+        except Exception as exc:  # Watcher's audit fails on any error.
+            self.failed += 1
+            self.failure = self.failure or f'{type(exc).__name__}: {exc}'
+            solution = None
+        decided = time.process_time()
         migrations = []
-        for action in solution.actions:
+        for action in solution.actions if solution else ():
             parameters = action['input_parameters']
             if action['action_type'] == 'migrate':
                 migrations.append((parameters['resource_id'],
