@@ -16,10 +16,10 @@ level_halflife)`` (as :func:`.metrics.ewma` weighs a host's samples), so
 a missed period weighs as long as it lasted, and a sample read twice
 (same or older time) changes nothing.
 
-Spread: the squared one-step errors are averaged exponentially (on the
-trend's half-life) into a *deviation*.  The error ``h`` steps ahead grows
-with ``h``; :func:`ahead` scales the one-step deviation by the standard
-result for Holt's method under its own error model (Hyndman et al.,
+Spread: the squared one-step errors are averaged exponentially (on
+:data:`DEVIATION_HALFLIFE`) into a *deviation*.  The error ``h`` steps
+ahead grows with ``h``; :func:`ahead` scales the one-step deviation by the
+standard result for Holt's method under its own error model (Hyndman et al.,
 *Forecasting with Exponential Smoothing*, 2008, class 1):
 ``var(h) = var(1) * (1 + (h - 1) * (alpha**2 + alpha*beta*h +
 beta**2 * h * (2h - 1) / 6))``, with ``alpha``/``beta`` at the typical
@@ -30,20 +30,27 @@ First samples: the first sets the level, with no trend and no deviation
 judges the current value); the trend starts at 0 and is learned at the
 trend's pace: two noisy samples are no evidence of a slope.
 
-The half-lives (:data:`LEVEL_HALFLIFE`, :data:`TREND_HALFLIFE`) were
-chosen on the PlanetLab days (``tools/forecast_check.py``,
-``doc/rebalancer.md``).  Pure: no clock; the state is immutable.
+The half-lives were chosen on the PlanetLab days and a generated
+day/night trace (``tools/forecast_check.py``; the figures are in
+``doc/rebalancer.md``): of the pairs tried (level 300 to 1800 s, trend one
+to three times that), the shortest caught the most band crossings a boot
+time ahead for the fewest false alarms, and an hour of errors gave a
+steadier deviation than the trend's ten minutes.  Pure: no clock; the
+state is immutable.
 """
 
 import dataclasses
 import math
 
-#: Seconds for a level to keep half its weight: a pool's demand moves
-#: over hours, its noise over minutes.
-LEVEL_HALFLIFE = 900.0
-#: Seconds for a trend to keep half its weight: longer than the level's,
-#: so one noisy period does not make a slope.
-TREND_HALFLIFE = 1800.0
+#: Seconds for a level to keep half its weight: a boot takes minutes, so
+#: the level must follow within minutes.
+LEVEL_HALFLIFE = 300.0
+#: Seconds for a trend to keep half its weight: twice the level's, so one
+#: noisy period does not make a slope.
+TREND_HALFLIFE = 600.0
+#: Seconds for the mean squared error (and the mean step) to keep half
+#: their weight: an hour of errors, a steadier spread than a few periods'.
+DEVIATION_HALFLIFE = 3600.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +59,7 @@ class Forecast:
 
     level_halflife: float = LEVEL_HALFLIFE
     trend_halflife: float = TREND_HALFLIFE
+    deviation_halflife: float = DEVIATION_HALFLIFE
     #: Time of the newest sample, seconds on the caller's clock.
     time: float | None = None
     #: Smoothed demand at :attr:`time`, in the unit of the samples.
@@ -94,8 +102,9 @@ def update(state: Forecast, t: float, value: float) -> Forecast:
     if state.variance is None:
         variance, step = error * error, elapsed
     else:
-        variance = state.variance + beta * (error * error - state.variance)
-        step = state.step + beta * (elapsed - state.step)
+        weight = _share(elapsed, state.deviation_halflife)
+        variance = state.variance + weight * (error * error - state.variance)
+        step = state.step + weight * (elapsed - state.step)
     return dataclasses.replace(state, time=t, level=level, trend=trend,
                                variance=variance, step=step,
                                samples=state.samples + 1)
