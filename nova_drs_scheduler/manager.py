@@ -5,7 +5,8 @@ allocation requests that copy fast (``allocation_requests``), and the
 ``OWNER_NOVA`` trait comes from cached service rows when they can tell
 (``owner_trait``) instead of a query to every cell; requests in flight
 are counted, so that a rebalance period gives way to them
-(``pacing``).  Once the service starts, the host manager refreshes its
+(``pacing``); one that finds no valid host asks the leader to wake a
+host in standby, if any.  Once the service starts, the host manager refreshes its
 rows in a thread of its own (``init_host``) until the service stops.  A
 periodic task runs one rebalance period every ``[drs] rebalance_interval``
 seconds; tests and the CLI call
@@ -17,6 +18,8 @@ placeholder and ``__init__`` sets the real spacing from the parsed config
 on the instance (oslo.service reads ``self._periodic_spacing``).
 """
 
+import oslo_messaging as messaging
+from nova import exception
 from nova import objects
 from nova.scheduler import manager
 from oslo_log import log as logging
@@ -84,10 +87,21 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # Counted in flight: a rebalance period running meanwhile gives
         # way at its next pacing point (``pacing``).
         with pacing.REQUESTS.request():
-            return super().select_destinations(
-                context, spec_obj=spec_obj, instance_uuids=instance_uuids,
-                return_objects=return_objects,
-                return_alternates=return_alternates)
+            try:
+                return super().select_destinations(
+                    context, spec_obj=spec_obj,
+                    instance_uuids=instance_uuids,
+                    return_objects=return_objects,
+                    return_alternates=return_alternates)
+            except messaging.ExpectedException as wrapped:
+                # Nova's method hands its NoValidHost to RPC wrapped.  A
+                # host in standby may be what was missing: the leader
+                # wakes one at its next period (power management).
+                exc = wrapped.exc_info[1]
+                if isinstance(exc, exception.NoValidHost):
+                    self.rebalancer.request_wake(f'a request found no '
+                                                 f'valid host: {exc}')
+                raise
 
     @property
     def placement_client(self):

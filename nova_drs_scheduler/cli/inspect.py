@@ -31,7 +31,9 @@ def add_parsers(subparsers, parents) -> dict:
                    'stabilization counter, threshold and state; live '
                    'migrations in flight per host; servers not movable '
                    'now (cooldown, quarantine, opt-out) and why; '
-                   'servers a DRS move left in ERROR.'),
+                   'servers a DRS move left in ERROR; each host\'s power '
+                   'state and why, and each pool\'s power management '
+                   'verdict.'),
     }
     handlers = {'plan': plan, 'explain': explain, 'status': status}
     parsers = {}
@@ -64,6 +66,35 @@ def _hosts_table(record: dict):
         for v in verdicts]
     return ('Hosts', ['host', 'pool', 'cpu %', 'ram %', 'window', 'counter',
                       'cpu thr', 'state', 'why'], rows)
+
+
+def _power_tables(record: dict) -> list:
+    """Each host's power state and why; each pool's verdict."""
+    found = record.get('power') or {}
+    rows = found.get('hosts') or {}
+    pools = found.get('pools') or []
+    reasons = {}
+    for pool in pools:
+        for name in pool.get('on') or ():
+            reasons[name] = pool.get('reason', '')
+    names = {v['host'] for v in record.get('hosts', [])} | set(rows)
+    hosts = [[name, rows[name]['state'], rows[name]['since'],
+              rows[name].get('error') or rows[name]['reason'] or '']
+             if name in rows else
+             [name, 'on', '-', reasons.get(name, '')]
+             for name in sorted(names, key=output.natural)]
+    return [
+        ('Power', ['host', 'power', 'since', 'why'], hosts),
+        ('Power management by pool',
+         ['pool', 'level', 'cpu %', 'forecast %', 'band %', 'on',
+          'standby', 'waking', 'entering', 'low periods', 'why'],
+         [[p.get('pool') or '-', p['level'],
+           output.percent(p.get('utilization')),
+           output.percent(p.get('forecast')),
+           '-'.join(f'{b:g}' for b in p['band']), len(p['on']),
+           len(p['standby']), len(p['waking']), len(p['entering']),
+           p['counter'], p['reason']] for p in pools]),
+    ]
 
 
 def _moves_table(record: dict, names: dict):
@@ -233,6 +264,7 @@ def status(args, conf) -> int:
                        'inflight': inflight,
                        'blocked': record.get('blocked', {}),
                        'attention': attention,
+                       'power': record.get('power', {}),
                        'names': names}, [
         _hosts_table(record),
         ('Migrations in flight', ['host', 'count'],
@@ -244,5 +276,5 @@ def status(args, conf) -> int:
          ['server', 'reason'],
          [[output.server(uuid, names), reason]
           for uuid, reason in sorted(attention.items())]),
-    ])
+    ] + _power_tables(record))
     return errors.OK

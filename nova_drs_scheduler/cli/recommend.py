@@ -11,7 +11,9 @@ def add_parsers(subparsers, parents) -> dict:
         'recommendations': subparsers.add_parser(
             'recommendations', parents=parents,
             help='Moves the rebalancer recommends (automation manual), '
-                 'and what became of them.',
+                 'hosts power management recommends to put in standby or '
+                 'wake (power_management manual), and what became of '
+                 'them.',
             description='Lists the recommendations the leading scheduler '
                         'stored in the DRS database: pending and approved '
                         'ones, and with --all the ended ones too.'),
@@ -68,12 +70,13 @@ def show(args, conf) -> int:
 
     found = _call(conf, 'recommendations',
                   None if args.all else db_store.OPEN)
-    rows = [[r['id'], r['state'], r['instance'], r['source'],
-             r['destination'], str(r['updated_at'])[:19],
-             r['detail'] or r['reason']] for r in found]
+    rows = [[r['id'], r['state'], r.get('action') or 'migrate',
+             r['instance'] or '-', r['source'], r['destination'] or '-',
+             str(r['updated_at'])[:19], r['detail'] or r['reason']]
+            for r in found]
     output.emit(args, found, [(
-        'Recommendations', ['id', 'state', 'instance', 'from', 'to',
-                            'updated', 'why'], rows)])
+        'Recommendations', ['id', 'state', 'action', 'instance', 'host',
+                            'to', 'updated', 'why'], rows)])
     return errors.OK
 
 

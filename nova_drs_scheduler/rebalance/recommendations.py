@@ -18,10 +18,17 @@ from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.rebalance import model
 
 
+def migrations(store: db_store.Store, states) -> list[dict]:
+    """The recommendations in ``states`` that move an instance (power
+    recommendations, :mod:`.standby`'s, have an ``action``)."""
+    return [rec for rec in store.recommendations(states)
+            if not rec.get('action')]
+
+
 def revalidate(store: db_store.Store, snapshot: model.Snapshot) -> None:
     """Expire the open recommendations whose reason no longer holds."""
     hosts = {inst.uuid: inst.host for inst in snapshot.instances}
-    for rec in store.recommendations((db_store.PENDING, db_store.APPROVED)):
+    for rec in migrations(store, (db_store.PENDING, db_store.APPROVED)):
         why = _gone(rec, snapshot.hosts, hosts)
         if why:
             store.transition(rec['id'], db_store.EXPIRED,
@@ -50,7 +57,7 @@ def approved(store: db_store.Store, snapshot: model.Snapshot,
     busy = dict(snapshot.inflight_by_host)
     total = snapshot.inflight_total
     chosen = []
-    for rec in store.recommendations((db_store.APPROVED,)):
+    for rec in migrations(store, (db_store.APPROVED,)):
         inst = instances[rec['instance']]  # revalidate() kept it there.
         if (len(chosen) >= config.max_migrations_per_period or
                 total >= config.max_concurrent_migrations):

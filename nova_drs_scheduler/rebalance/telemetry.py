@@ -79,6 +79,20 @@ class Telemetry:
             ['held'])
         for held in ('true', 'false'):  # Both series from zero.
             self._relief.labels(held=held)
+        self._power = gauge(
+            'nova_drs_power_hosts',
+            'Hosts by power state: on (in their pool), entering (being '
+            'emptied for standby), standby (powered off) and waking.',
+            ['state'])
+        self._power_actions = counter(
+            'nova_drs_power_actions',
+            'Power management actions (standby, wake, cancel, power_off, '
+            'power_on, enable) by result (done, failed, recommended).',
+            ['action', 'result'])
+        self._standby_seconds = counter(
+            'nova_drs_standby_host_seconds',
+            'Host-seconds spent in standby: host-hours saved, once divided '
+            'by 3600.')
         #: {host series: names it has now}
         self._shown = {series: set() for series in (
             self._cpu, self._ram, self._counter, self._violated,
@@ -162,6 +176,17 @@ class Telemetry:
                 self._left.labels(row['host']).set(progress['instances'])
             for status, count in row['moves'].items():
                 self._drain_moves.labels(row['host'], status).set(count)
+
+    def power(self, states: dict[str, int]) -> None:
+        """Replace the power series: hosts per state."""
+        for state in ('on', 'entering', 'standby', 'waking'):
+            self._power.labels(state=state).set(states.get(state, 0))
+
+    def power_action(self, action: str, result: str) -> None:
+        self._power_actions.labels(action=action, result=result).inc()
+
+    def standby_seconds(self, seconds: float) -> None:
+        self._standby_seconds.inc(max(0.0, seconds))
 
     def _clear_hosts(self) -> None:
         for series in self._shown:

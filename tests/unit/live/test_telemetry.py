@@ -104,6 +104,8 @@ class DashboardTest(testtools.TestCase):
         exported.maintenance([{'host': 'h', 'state': 'draining',
                                'progress': {'instances': 1},
                                'moves': {'completed': 1}}])
+        exported.power({'standby': 1})
+        exported.standby_seconds(60.0)
         names = {sample.name for family in exported.registry.collect()
                  for sample in family.samples}
         queried = {name for panel in dashboard['panels']

@@ -1,0 +1,390 @@
+"""Power management against the live cloud: the leader's side of the pure
+:mod:`.power` plan.
+
+A host goes to standby in three steps, each period re-read from the DRS
+database so that any leader continues where the last one stopped:
+
+1. *entering*: nova-drs disables its compute service (reason
+   ``nova-drs: standby: ...``) and the planner's drain empties it, as a
+   maintenance drain does;
+2. once empty, the power driver powers it off: *standby*;
+3. a wake powers it on (*waking*); once its ``nova-compute`` reports up,
+   nova-drs enables the service again and forgets the row.
+
+Whatever fails leaves the host on and in its pool: a drain that blocks or
+a power-off the driver refuses gives the host back (service enabled, row
+deleted), with one clear error in the log.
+"""
+
+import dataclasses
+import time
+from collections.abc import Mapping
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from nova_drs_scheduler import conf
+from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.power import base as power_base
+from nova_drs_scheduler.rebalance import compute_service
+from nova_drs_scheduler.rebalance import drain
+from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.rebalance import planner
+from nova_drs_scheduler.rebalance import power
+
+CONF = conf.CONF
+LOG = logging.getLogger(__name__)
+
+#: What the disabled reason says: ``nova-drs: standby``.
+PURPOSE = 'standby'
+
+
+def entering(rows: Mapping[str, dict]) -> set:
+    """The hosts being emptied for standby."""
+    return {host for host, row in rows.items()
+            if row['state'] == model.ENTERING}
+
+
+def with_power(snapshot: model.Snapshot, rows: Mapping[str, dict],
+               maintenance) -> model.Snapshot:
+    """The snapshot with each host's power state from its stored row (no
+    row: on); a host entering standby or in ``maintenance`` drains."""
+    hosts = dict(snapshot.hosts)
+    changed = False
+    for name, host in snapshot.hosts.items():
+        state = rows[name]['state'] if name in rows else model.ON
+        draining = name in maintenance or state == model.ENTERING
+        if (host.power, host.draining) != (state, draining):
+            hosts[name] = dataclasses.replace(host, power=state,
+                                              draining=draining)
+            changed = True
+    return dataclasses.replace(snapshot, hosts=hosts) if changed \
+        else snapshot
+
+
+def unmanaged(snapshot: model.Snapshot,
+              driver: power_base.PowerDriver) -> model.Snapshot:
+    """The snapshot with power management off for the hosts on that the
+    driver cannot switch, so that none is emptied for a power-off that
+    cannot happen."""
+    hosts = {name: dataclasses.replace(host, power_level='off')
+             for name, host in snapshot.hosts.items()
+             if host.power == model.ON and host.power_level != 'off'
+             and not driver.manages(name)}
+    if not hosts:
+        return snapshot
+    return dataclasses.replace(snapshot, hosts={**snapshot.hosts, **hosts})
+
+
+def counts(snapshot: model.Snapshot) -> dict[str, int]:
+    """Hosts per power state, for the metrics."""
+    found = {}
+    for host in snapshot.hosts.values():
+        found[host.power] = found.get(host.power, 0) + 1
+    return found
+
+
+def wake_pools(snapshot: model.Snapshot) -> set:
+    """The pool where a boot that found no valid host wakes a host: the
+    pool of the standby host with the most vCPUs under power management
+    (a request does not say which pool it wanted)."""
+    asleep = [host for host in snapshot.hosts.values()
+              if host.power == model.STANDBY and host.power_level != 'off']
+    if not asleep:
+        return set()
+    host = min(asleep, key=lambda h: (-h.vcpus, h.name))
+    return {planner._pool_key(host, snapshot.config)}
+
+
+class PowerPeriod:
+    """Power management's step of each period, in the leader.
+
+    The forecasts and low counters live in memory (a new leader learns
+    them again within ``power_low_periods``); the hosts' power states live
+    in the DRS database, so any leader follows them on.
+    """
+
+    def __init__(self, store, telemetry):
+        self.store = store
+        self.telemetry = telemetry
+        self.forecasts: dict = {}
+        self.counters: dict = {}
+        #: Seconds from power-on to service up, as measured here; None
+        #: until a wake has been seen through.
+        self.boot_seconds: float | None = None
+        self._driver = None
+        self._last: float | None = None
+        #: Seconds on the forecasts' clock (tests step it period by
+        #: period).
+        self.clock = time.time
+
+    @property
+    def driver(self):
+        if self._driver is None:
+            from nova_drs_scheduler.power import loading as power_loading
+            self._driver = power_loading.load(CONF)
+        return self._driver
+
+    def config(self) -> power.PowerConfig:
+        """``[drs]``'s power options, the boot time as measured once
+        known."""
+        found = power.PowerConfig.from_conf(CONF)
+        if self.boot_seconds is not None:
+            found = dataclasses.replace(found,
+                                        boot_seconds=self.boot_seconds)
+        return found
+
+    def needs_instances(self, snapshot: model.Snapshot) -> set:
+        """Hosts whose instances the period must read for :func:`plan`:
+        judged on the counters :meth:`run` will plan with, this period's
+        utilization counted (the last period's would miss the period a
+        counter reaches ``power_low_periods``, and :func:`plan` would see
+        the hosts empty)."""
+        cfg = self.config()
+        _, counters = power.observe(snapshot, self.forecasts, self.counters,
+                                    self.clock(), cfg)
+        return power.needs_instances(snapshot, counters, cfg)
+
+    def preview(self, rec: dict, snapshot: model.Snapshot, candidates,
+                rows: Mapping[str, dict]) -> None:
+        """The power plan of a dry run, into ``rec``; nothing changes."""
+        if not _in_use(snapshot, rows):
+            return
+        found = power.plan(snapshot, candidates, self.forecasts,
+                           self.counters, self.config())
+        rec['power'] = dict(found.to_dict(), hosts=_shown(rows))
+
+    def run(self, rec: dict, period, rows: Mapping[str, dict],
+            maintenance) -> None:
+        """Follow the hosts on their way, then plan and act (or
+        recommend); the plan and the hosts' states go into ``rec``."""
+        if not _in_use(period.snapshot, rows):
+            return
+        cfg = self.config()
+        self.forecasts, self.counters = power.observe(
+            period.snapshot, self.forecasts, self.counters, self.clock(),
+            cfg)
+        acting = HostPower(self.store, self.driver, self.telemetry)
+        up = {name: found.up for name, found in period.cloud.hosts.items()}
+        self._learn(acting.follow(
+            rows, {d.host: d for d in period.plan.drains}, up))
+        self._approved(acting)
+        back, rows = set(rows), self.store.power_hosts()
+        self._count_again(period.snapshot, back - set(rows))
+        snapshot = unmanaged(with_power(period.snapshot, rows, maintenance),
+                             self.driver)
+        unplaced = wake_pools(snapshot) if self.store.take_wake_requests() \
+            else set()
+        found = power.plan(snapshot, period.candidates, self.forecasts,
+                           self.counters, cfg, unplaced)
+        rec['power'] = found.to_dict()
+        levels = {pool.pool: pool.level for pool in found.pools}
+        destinations = {move.destination for move in period.plan.moves}
+        wanted = set()
+        for action in found.actions:
+            if action.kind == power.STANDBY and action.host in destinations:
+                rec['power']['notes'].append(
+                    f'host {action.host}: standby left for a later period, '
+                    f'a move of this period goes to it')
+            elif (levels.get(action.pool) == 'automatic'
+                  or action.kind == power.CANCEL):
+                acting.act(action, rows.get(action.host))
+            else:
+                self.store.recommend_power(rec['id'], action.kind,
+                                           action.host, action.reason)
+                self.telemetry.power_action(action.kind, 'recommended')
+                wanted.add((action.kind, action.host))
+        self._expire(wanted)
+        rows = self.store.power_hosts()
+        rec['power']['hosts'] = _shown(rows)
+        self._account(with_power(snapshot, rows, maintenance))
+
+    def _count_again(self, snapshot: model.Snapshot, back) -> None:
+        """The pools of the hosts ``back`` in service (woken and up, or
+        given back) count their quiet periods from 0: the demand that woke
+        a host, or a failed standby, is not followed by a standby of the
+        same host in the same period."""
+        for name in back:
+            host = snapshot.hosts.get(name)
+            if host is not None:
+                self.counters[planner._pool_key(host, snapshot.config)] = 0
+
+    def _learn(self, booted: Mapping[str, float]) -> None:
+        """The boot time to plan with: the driver's where it measures
+        one, else power-on to service up as seen here; the mean of the
+        last and the newest."""
+        for host, seen in sorted(booted.items()):
+            measured = self.driver.boot_seconds(host) or seen
+            self.boot_seconds = measured if self.boot_seconds is None \
+                else (self.boot_seconds + measured) / 2.0
+
+    def _approved(self, acting: 'HostPower') -> None:
+        """Carry out the power recommendations an operator approved."""
+        rows = self.store.power_hosts()
+        for found in self.store.recommendations((db_store.APPROVED,)):
+            kind, host = found.get('action'), found['source']
+            if not kind:
+                continue
+            state = rows.get(host, {}).get('state', model.ON)
+            expected = model.ON if kind == power.STANDBY else model.STANDBY
+            if state != expected:
+                self.store.transition(found['id'], db_store.EXPIRED,
+                                      (db_store.APPROVED,),
+                                      f'host {host} is {state} now')
+                continue
+            handler = acting.standby if kind == power.STANDBY else \
+                acting.wake
+            done = handler(host, None, f'approved recommendation '
+                           f'{found["id"]}: {found["reason"]}',
+                           rows.get(host))
+            self.telemetry.power_action(kind, done)
+            self.store.transition(
+                found['id'], db_store.COMPLETED if done == 'done'
+                else db_store.FAILED, (db_store.APPROVED,),
+                None if done == 'done' else 'see the scheduler log')
+
+    def _expire(self, wanted: set) -> None:
+        """Pending power recommendations this period no longer makes."""
+        for found in self.store.recommendations((db_store.PENDING,)):
+            if found.get('action') and (
+                    found['action'], found['source']) not in wanted:
+                self.store.transition(found['id'], db_store.EXPIRED,
+                                      (db_store.PENDING,),
+                                      'no longer recommended')
+
+    def _account(self, snapshot: model.Snapshot) -> None:
+        """The metrics: hosts per state, and standby host-seconds."""
+        found = counts(snapshot)
+        self.telemetry.power(found)
+        now = time.monotonic()
+        if self._last is not None:
+            self.telemetry.standby_seconds(
+                found.get(model.STANDBY, 0) * (now - self._last))
+        self._last = now
+
+
+def _in_use(snapshot: model.Snapshot, rows: Mapping[str, dict]) -> bool:
+    """Whether power management has anything to do or follow."""
+    return bool(rows) or any(host.power_level != 'off'
+                             for host in snapshot.hosts.values())
+
+
+def _shown(rows: Mapping[str, dict]) -> dict:
+    """Each host out of its pool: state, since when and why."""
+    return {host: {'state': row['state'], 'reason': row['reason'],
+                   'since': str(row['requested_at'])[:19],
+                   'error': row['detail'].get('error')}
+            for host, row in sorted(rows.items())}
+
+
+class HostPower:
+    """Acts on the power plan: the leader owns one."""
+
+    def __init__(self, store, driver: power_base.PowerDriver, telemetry):
+        self.store = store
+        self.driver = driver
+        self.telemetry = telemetry
+
+    def act(self, action, row: dict | None) -> str:
+        """Carry out one of the plan's actions; ``'done'`` or
+        ``'failed'``."""
+        handler = {'standby': self.standby, 'wake': self.wake,
+                   'cancel': self.cancel}[action.kind]
+        result = handler(action.host, action.pool, action.reason, row)
+        self.telemetry.power_action(action.kind, result)
+        return result
+
+    def standby(self, host: str, pool: str | None, reason: str,
+                row: dict | None) -> str:
+        """Disable the service and let the drain empty the host."""
+        try:
+            service, ours = compute_service.disable(host, PURPOSE, reason)
+        except compute_service.UnknownHostError as exc:
+            LOG.error('DRS power: %s is not put in standby: %s', host, exc)
+            return 'failed'
+        if not ours:
+            # Someone else disabled it: theirs to enable, not ours.
+            LOG.warning('DRS power: %s is not put in standby: its service '
+                        'is disabled by someone else (%s)', host,
+                        service.disabled_reason)
+            return 'failed'
+        self.store.set_power(host, model.ENTERING, pool, reason,
+                             disabled_by_drs=True, detail={})
+        LOG.info('DRS power: %s enters standby: %s', host, reason)
+        return 'done'
+
+    def cancel(self, host: str, pool: str | None, reason: str,
+               row: dict | None) -> str:
+        """Give an entering host back to its pool."""
+        self.give_back(host, row, reason)
+        return 'done'
+
+    def give_back(self, host: str, row: dict | None, why: str) -> None:
+        """Enable the service again (if nova-drs disabled it) and forget
+        the host's power state: it stays on and in its pool."""
+        try:
+            compute_service.enable(host, PURPOSE,
+                                   bool(row and row['disabled_by_drs']))
+        finally:
+            self.store.forget_power(host)
+        LOG.warning('DRS power: %s stays on and in its pool: %s', host, why)
+
+    def wake(self, host: str, pool: str | None, reason: str,
+             row: dict | None) -> str:
+        """Power the host on; it stays *waking* until its compute service
+        reports up (:meth:`follow`)."""
+        try:
+            self.driver.power_on(host)
+        except power_base.PowerError as exc:
+            LOG.error('DRS power: wake of %s failed, it stays in standby: '
+                      '%s', host, exc)
+            self.store.set_power(host, model.STANDBY,
+                                 detail={'error': str(exc)})
+            self.telemetry.power_action('power_on', 'failed')
+            return 'failed'
+        self.store.set_power(host, model.WAKING, pool, reason, detail={})
+        self.telemetry.power_action('power_on', 'done')
+        LOG.info('DRS power: waking %s: %s', host, reason)
+        return 'done'
+
+    def follow(self, rows: Mapping[str, dict], drains: Mapping,
+               up: Mapping[str, bool]) -> dict[str, float]:
+        """Move each host a step on: an emptied entering host is powered
+        off, a blocked one given back, a woken one whose service is up
+        enabled.  Returns the boot times measured, seconds by host."""
+        booted = {}
+        for host, row in sorted(rows.items()):
+            if row['state'] == model.ENTERING:
+                self._entering(host, row, drains.get(host))
+            elif row['state'] == model.WAKING and up.get(host):
+                compute_service.enable(host, PURPOSE, row['disabled_by_drs'])
+                self.store.forget_power(host)
+                booted[host] = (timeutils.utcnow() -
+                                row['requested_at']).total_seconds()
+                self.telemetry.power_action('enable', 'done')
+                LOG.info('DRS power: %s is up after %.0f s and back in its '
+                         'pool', host, booted[host])
+        return booted
+
+    def _entering(self, host: str, row: dict, found) -> None:
+        if found is None:
+            return  # Not in this period's snapshot: try again next period.
+        state = drain.state(found)
+        if state == drain.BLOCKED:
+            self.give_back(host, row, 'standby given up, the host cannot be '
+                           'emptied: ' + '; '.join(
+                               f'{r.subject}: {r.detail or r.rule}'
+                               for r in found.blockers))
+            self.telemetry.power_action('standby', 'failed')
+        elif state == drain.DRAINED:
+            try:
+                self.driver.power_off(host)
+            except power_base.PowerError as exc:
+                LOG.error('DRS power: power-off of %s failed: %s', host, exc)
+                self.telemetry.power_action('power_off', 'failed')
+                self.give_back(host, row, f'power-off failed: {exc}')
+                return
+            self.store.set_power(host, model.STANDBY, detail={})
+            self.telemetry.power_action('power_off', 'done')
+            LOG.info('DRS power: %s is empty and powered off (standby)',
+                     host)
