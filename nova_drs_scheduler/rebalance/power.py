@@ -17,15 +17,16 @@ pool:
   period_seconds`` ahead, plus ``forecast_deviations`` of its deviation,
   is the demand the pool must be ready for: a host woken now is up a
   boot time later, and the next period may be too late;
-- the hosts it *needs* are the fewest (largest first) whose CPUs hold that
-  demand under the band's top and whose memory holds the memory in use
-  under each host's RAM threshold.
+- the hosts it *needs* under a utilization are the fewest (largest
+  first) whose CPUs hold that demand under it and whose memory holds the
+  memory in use under each host's RAM threshold.
 
 Wake (or cancel) comes first, one action per pool per period:
 
-- the pool needs more hosts than those taking load or waking (demand
-  forecast over the band's top, or into the reserve), a boot found no
-  valid host in it (``unplaced``), or fewer than ``min_hosts`` take load;
+- the hosts taking load or waking are fewer than those the pool needs
+  under the band's top (demand forecast over the top) plus the reserve,
+  or fewer than ``min_hosts``, or a boot found no valid host in the pool
+  (``unplaced``);
 - a host entering standby is given back first (``cancel``), as is one
   whose pool's level became ``off`` or whose drain is blocked by an
   instance that cannot move; else the standby host with the most vCPUs
@@ -34,7 +35,9 @@ Wake (or cancel) comes first, one action per pool per period:
 Standby, when nothing wakes: the pool's level is not ``off``, its
 utilization has been under the band's bottom for ``low_periods``
 periods, no host is entering standby or waking, and after the host leaves
-the pool keeps ``max(min_hosts, needed + reserve_hosts)`` hosts.  The host
+the pool keeps ``max(min_hosts, needed + reserve_hosts)`` hosts, needed
+under the band's *middle* (DPM's target; a wake waits for the top: the
+gap keeps one period's noise from undoing the last action).  The host
 chosen is the cheapest to empty: fewest GB of RAM to move, such that
 every instance on it can move (none blocked for good) and has a
 destination Nova's filters allow (``candidates``, as for any move) in the
@@ -92,6 +95,13 @@ class PowerConfig:
     def horizon(self) -> float:
         """Seconds ahead the pool must be ready for."""
         return self.boot_seconds + self.period_seconds
+
+    @property
+    def target(self) -> float:
+        """The band's middle (vSphere DPM's target): a standby leaves the
+        pool's forecast under it, a wake waits for the top, so that one
+        period's noise cannot undo the last period's action."""
+        return (self.band_low + self.band_high) / 2.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,10 +260,10 @@ def _standby_candidate(host: model.HostSnapshot) -> bool:
             and host.cpu_percent is not None)
 
 
-def _needed(cores: float, memory: float, hosts, config: PowerConfig) -> int:
+def _needed(cores: float, memory: float, hosts, top: float) -> int:
     """The fewest of ``hosts`` (largest first) that hold ``cores`` under
-    the band's top and ``memory`` MB under their RAM thresholds; one more
-    than all of them when they cannot."""
+    ``top`` percent of their CPUs and ``memory`` MB under their RAM
+    thresholds; one more than all of them when they cannot."""
     def fewest(demand, capacities):
         total = 0.0
         for used, capacity in enumerate(sorted(capacities, reverse=True)):
@@ -262,7 +272,7 @@ def _needed(cores: float, memory: float, hosts, config: PowerConfig) -> int:
             total += capacity
         return len(capacities) + (total < demand)
     return max(
-        fewest(cores, [h.vcpus * config.band_high / 100.0 for h in hosts]),
+        fewest(cores, [h.vcpus * top / 100.0 for h in hosts]),
         fewest(memory, [h.memory_mb * h.ram_threshold / 100.0
                         for h in hosts]))
 
@@ -365,7 +375,8 @@ class _PoolPlan:
         ready = self.taking + self.waking
         needed = None
         if self.upper is not None:
-            needed = _needed(self.upper, self.pool.memory, ready, cfg)
+            needed = _needed(self.upper, self.pool.memory, ready,
+                             cfg.band_high)
         why = self._short(ready, needed)
         if why:
             return self._add(why, needed)
@@ -472,11 +483,12 @@ class _PoolPlan:
         least = cfg.min_hosts
         if self.upper is not None:
             least = max(least, _needed(self.upper, self.pool.memory, rest,
-                                       cfg) + cfg.reserve_hosts)
+                                       cfg.target) + cfg.reserve_hosts)
         if len(rest) < least:
             return (f'{len(rest)} host(s) would be left, the pool needs '
                     f'{least} (minimum {cfg.min_hosts}, reserve '
-                    f'{cfg.reserve_hosts})')
+                    f'{cfg.reserve_hosts}, forecast under the band\'s '
+                    f'middle {cfg.target:g}%)')
         return ''
 
     def _placement(self, host) -> str:

@@ -259,8 +259,9 @@ class StandbyTest(testtools.TestCase):
         config = dataclasses.replace(CONFIG, min_hosts=3)
         result = plan(snapshot, steady({None: 4.0}), config=config)
         self.assertEqual((), result.actions)
-        self.assertIn('2 host(s) would be left, the pool needs 3 (minimum '
-                      '3, reserve 0)', result.pools[0].reason)
+        self.assertIn('b: 2 host(s) would be left, the pool needs 3 '
+                      '(minimum 3, reserve 0, forecast under the band\'s '
+                      'middle 63%)', result.pools[0].reason)
         # 4 cores need one host at 81 %; a reserve of 1 keeps two.
         config = dataclasses.replace(CONFIG, reserve_hosts=1)
         self.assertEqual(['b'], [a.host for a in plan(
@@ -268,6 +269,20 @@ class StandbyTest(testtools.TestCase):
         config = dataclasses.replace(CONFIG, reserve_hosts=2)
         self.assertEqual((), plan(snapshot, steady({None: 4.0}),
                                   config=config).actions)
+
+    def test_standby_leaves_the_middle_and_a_wake_waits_for_the_top(self):
+        # 14 cores: two hosts hold them under the top (16.2), not under the
+        # middle (12.6): no standby; yet with two hosts on, no wake.
+        hosts = [host('a', 50.0), host('b', 50.0), host('c', 40.0)]
+        result = plan(snap(hosts), steady({None: 14.0}))
+        self.assertEqual((), result.actions)
+        self.assertIn('the pool needs 3', result.pools[0].reason)
+        self.assertEqual(2, result.pools[0].needed)
+        hosts = [host('a', 70.0), host('b', 70.0),
+                 host('c', None, power=model.STANDBY, schedulable=False)]
+        result = plan(snap(hosts), steady({None: 14.0}))
+        self.assertEqual((), result.actions)
+        self.assertEqual(81.0, power.PowerConfig().target + 18.0)
 
     def test_the_forecast_not_the_current_demand_sizes_the_pool(self):
         # Now 4 cores; 17 forecast, more than two hosts hold at 81 %.
