@@ -65,7 +65,7 @@ def forecasts(series, step: float, method: str, level: float,
     if method == 'last':
         # The one-step deviation weighted as the module weighs its own,
         # growing as a random walk's over the horizon.
-        beta = 1 - 0.5 ** (step / forecast.TREND_HALFLIFE)
+        beta = 1 - 0.5 ** (step / forecast.DEVIATION_HALFLIFE)
         variance, previous = None, None
         for value in series:
             if previous is not None:
