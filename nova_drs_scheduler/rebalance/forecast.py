@@ -87,9 +87,8 @@ def update(state: Forecast, t: float, value: float) -> Forecast:
     A sample not newer than the last is the same reading again (or a clock
     that stepped back) and is ignored.
     """
-    if state.time is None:
-        return dataclasses.replace(state, time=t, level=value, trend=0.0,
-                                   variance=None, step=0.0, samples=1)
+    if state.time is None:  # A fresh state: no trend, no spread yet.
+        return dataclasses.replace(state, time=t, level=value, samples=1)
     elapsed = t - state.time
     if elapsed <= 0:
         return state
@@ -119,7 +118,8 @@ def ahead(state: Forecast, seconds: float) -> tuple[float, float]:
     expected = state.level + state.trend * seconds
     if state.variance is None:
         return expected, 0.0
-    steps = max(seconds / state.step, 1.0) if state.step > 0 else 1.0
+    # A variance comes with a step: both start at the second sample.
+    steps = max(seconds / state.step, 1.0)
     alpha = _share(state.step, state.level_halflife)
     beta = _share(state.step, state.trend_halflife)
     growth = 1.0 + (steps - 1.0) * (

@@ -19,6 +19,15 @@ def feed(samples, state=None):
 
 class ForecastTest(testtools.TestCase):
 
+    def test_the_half_lives_judged_in_doc_rebalancer(self):
+        self.assertEqual((300.0, 600.0, 3600.0), (
+            forecast.LEVEL_HALFLIFE, forecast.TREND_HALFLIFE,
+            forecast.DEVIATION_HALFLIFE))
+        self.assertEqual((300.0, 600.0, 3600.0), (
+            forecast.Forecast().level_halflife,
+            forecast.Forecast().trend_halflife,
+            forecast.Forecast().deviation_halflife))
+
     def test_nothing_known_before_the_first_sample(self):
         self.assertEqual((0.0, 0.0), forecast.ahead(forecast.Forecast(), 60))
 
@@ -90,9 +99,13 @@ class ForecastTest(testtools.TestCase):
         state = feed(noisy)
         one = forecast.ahead(state, 300)[1]
         self.assertAlmostEqual(math.sqrt(state.variance), one)
-        # Nearer than a step is still one step.
+        # Nearer than a step is still one step; never before the sample.
         self.assertEqual(one, forecast.ahead(state, 10)[1])
         self.assertEqual(one, forecast.ahead(state, -5)[1])
+        sloped = dataclasses.replace(state, trend=0.5)
+        self.assertEqual(forecast.ahead(sloped, 0),
+                         forecast.ahead(sloped, -5))
+        self.assertEqual(sloped.level + 5.0, forecast.ahead(sloped, 10)[0])
         self.assertGreater(one, 5.0)
         spreads = [forecast.ahead(state, s)[1] for s in (600, 900, 3600)]
         self.assertEqual(sorted(spreads), spreads)
