@@ -26,6 +26,7 @@ from oslo_utils import timeutils
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.power import base as power_base
+from nova_drs_scheduler.power import loading as power_loading
 from nova_drs_scheduler.rebalance import compute_service
 from nova_drs_scheduler.rebalance import drain
 from nova_drs_scheduler.rebalance import model
@@ -119,11 +120,21 @@ class PowerPeriod:
         self.clock = time.time
 
     @property
-    def driver(self):
+    def driver(self) -> power_base.PowerDriver:
+        """``[drs] power_driver``, built at first use (the service builds
+        it at start when ``power_management`` is on: :meth:`prepare`)."""
         if self._driver is None:
-            from nova_drs_scheduler.power import loading as power_loading
             self._driver = power_loading.load(CONF)
         return self._driver
+
+    def prepare(self) -> None:
+        """At service start: the driver, or one clear error naming the
+        option, when ``[drs] power_management`` is on."""
+        if CONF.drs.power_management != 'off':
+            try:
+                self.driver
+            except ValueError as exc:
+                raise conf.ConfigError(str(exc)) from exc
 
     def config(self) -> power.PowerConfig:
         """``[drs]``'s power options, the boot time as measured once
