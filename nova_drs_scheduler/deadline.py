@@ -16,6 +16,8 @@ from collections.abc import Mapping
 import futurist
 from futurist import waiters
 
+from nova_drs_scheduler import concurrency
+
 
 def gather(calls: Mapping[Hashable, Callable[[], object]],
            timeout: float | None, max_workers: int = 8
@@ -27,10 +29,8 @@ def gather(calls: Mapping[Hashable, Callable[[], object]],
     """
     if not calls:
         return {}, set()
-    # Here, not at import: the service module imports the rebalancer.
-    from nova_drs_scheduler import service
     kind = (futurist.GreenThreadPoolExecutor
-            if service.concurrency_backend() == 'eventlet'
+            if concurrency.backend() == 'eventlet'
             else futurist.ThreadPoolExecutor)
     # One executor per call of gather, never shut down: shutting down may
     # wait for a hung call (Nova's test harness makes every green

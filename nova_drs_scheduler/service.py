@@ -4,8 +4,6 @@
 nova.conf; tests call it directly with the harness's config.
 """
 
-import sys
-
 from nova import config
 from nova import objects
 from nova import service
@@ -18,6 +16,7 @@ from oslo_reports import guru_meditation_report as gmr
 from oslo_reports import opts as gmr_opts
 
 from nova_drs_scheduler import compat
+from nova_drs_scheduler import concurrency
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import drivers
 from nova_drs_scheduler import extras
@@ -51,18 +50,7 @@ def apply_host_manager(scheduler_manager, conf: cfg.ConfigOpts) -> None:
              'concurrency %s',
              drivers.class_path(type(scheduler_manager)),
              drivers.class_path(type(scheduler_manager.host_manager)),
-             concurrency_backend())
-
-
-def concurrency_backend() -> str:
-    """``eventlet`` if this process is monkey patched, else ``threading``.
-
-    Asked of eventlet itself, the same way on every Nova release.
-    """
-    patcher = sys.modules.get('eventlet.patcher')
-    if patcher is not None and patcher.is_monkey_patched('thread'):
-        return 'eventlet'
-    return 'threading'
+             concurrency.backend())
 
 
 def create_server(conf: cfg.ConfigOpts) -> service.Service:

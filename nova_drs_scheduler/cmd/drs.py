@@ -3,7 +3,7 @@
 It reads nova.conf like nova-manage.  The subcommand is known before any
 Nova import, because the demo runs Nova's fixtures under eventlet (as
 Nova's functional tests do) while the others use threads, and the
-simulator needs no Nova at all.  ``nova_drs_scheduler.cli`` imports no
+simulator needs no Nova at all.  ``nova_drs_scheduler.cli.main`` imports no
 Nova module at import time, so reading its command list here is safe.
 """
 
@@ -11,8 +11,8 @@ import logging
 import sys
 import warnings
 
-from nova_drs_scheduler import cli
 from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import main as cli
 
 
 def _patch(command: str) -> int:

@@ -10,10 +10,12 @@ from importlib import metadata
 from oslo_config import cfg
 
 from nova_drs_scheduler.conf import utilization
-from nova_drs_scheduler.rebalance import metrics
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import policies
-from nova_drs_scheduler.rebalance import sources
+
+#: The stevedore namespaces ``policy`` and ``metrics_source`` name an entry
+#: of. Plug-ins add names, so they are checked against what is installed
+#: at start (:func:`check`), not listed as choices.
+POLICY_NAMESPACE = 'nova_drs_scheduler.policies'
+METRICS_SOURCE_NAMESPACE = 'nova_drs_scheduler.metrics_sources'
 
 _PERCENT = {'min': 0.0, 'max': 100.0}
 
@@ -387,12 +389,12 @@ def _names(namespace: str) -> list[str]:
 def check(conf):
     """Cross-option rules that types and bounds cannot express."""
     drs = conf.drs
-    known = _names(policies.NAMESPACE)
+    known = _names(POLICY_NAMESPACE)
     if drs.policy not in known:
         return (f'Invalid value for option [drs] policy: {drs.policy!r} is '
                 f'not an installed policy ({", ".join(known)}).')
     if drs.automation != 'off':
-        known = _names(sources.NAMESPACE)
+        known = _names(METRICS_SOURCE_NAMESPACE)
         if drs.metrics_source not in known:
             return (f'Invalid value for option [drs] metrics_source: '
                     f'{drs.metrics_source!r} is not an installed metric '
@@ -406,46 +408,3 @@ def check(conf):
                 'could ever be a destination.')
     return None
 
-
-def planner_config(conf) -> model.PlannerConfig:
-    """The planner's view of ``[drs]``."""
-    drs = conf.drs
-    return model.PlannerConfig(
-        policy=drs.policy, mode=drs.mode,
-        unaggregated_hosts=drs.unaggregated_hosts,
-        cpu_threshold=drs.cpu_threshold, ram_threshold=drs.ram_threshold,
-        stabilization=drs.stabilization, margin=drs.margin,
-        min_improvement=drs.min_improvement,
-        cure_below_min_improvement=drs.cure_below_min_improvement,
-        max_migrations_per_period=drs.max_migrations_per_period,
-        max_concurrent_migrations_per_host=(
-            drs.max_concurrent_migrations_per_host),
-        max_concurrent_migrations=drs.max_concurrent_migrations,
-        max_concurrent_migrations_per_violated_host=(
-            drs.max_concurrent_migrations_per_violated_host),
-        destination_deviations=drs.destination_deviations,
-        level_gap=drs.level_gap, level_band=drs.level_band,
-        level_rise_rate=drs.level_rise_rate,
-        drain_max_concurrent_migrations_per_host=(
-            drs.drain_max_concurrent_migrations_per_host),
-        benefit_horizon=drs.benefit_horizon,
-        load_halflife=drs.expected_load_halflife,
-        migration_bandwidth=drs.migration_bandwidth,
-        migration_dirty_rate=drs.migration_dirty_rate)
-
-
-def metrics_windows(conf) -> metrics.MetricsWindows:
-    """Fresh per-host windows and counters configured from ``[drs]``."""
-    drs = conf.drs
-    return metrics.MetricsWindows(
-        window=drs.window, stabilization=drs.stabilization,
-        max_age=drs.metrics_max_age, cpu_threshold=drs.cpu_threshold,
-        ram_threshold=drs.ram_threshold,
-        halflife=drs.expected_load_halflife,
-        rise_points=drs.level_rise_points,
-        rise_halflife=drs.level_rise_halflife)
-
-
-def load_trends(conf) -> metrics.LoadTrends:
-    """Fresh instance load trends on the hosts' half-life."""
-    return metrics.LoadTrends(conf.drs.expected_load_halflife)

@@ -22,13 +22,13 @@ from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import pacing
-from nova_drs_scheduler.conf import rebalance as rebalance_conf
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import drain
 from nova_drs_scheduler.rebalance import executor
+from nova_drs_scheduler.rebalance import from_conf
 from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
@@ -62,7 +62,7 @@ class Rebalancer:
         self.telemetry = telemetry.Telemetry()
         #: Measured instance loads' trends, for the cost-benefit rule; in
         #: memory only: a new leader learns the swings again.
-        self.trends = rebalance_conf.load_trends(CONF)
+        self.trends = from_conf.load_trends(CONF)
         #: Whether the last period was led here; adoption happens on the
         #: change to True.
         self._leading = False
@@ -101,7 +101,7 @@ class Rebalancer:
 
     def windows(self):
         """The windows and counters as the DRS database stores them."""
-        windows = rebalance_conf.metrics_windows(CONF)
+        windows = from_conf.metrics_windows(CONF)
         windows.restore(self.store.load_windows())
         return windows
 
@@ -109,7 +109,7 @@ class Rebalancer:
         """One period; returns its decision record."""
         started = time.monotonic()
         rec = record.new_record(CONF.drs.automation,
-                                rebalance_conf.planner_config(CONF))
+                                from_conf.planner_config(CONF))
         # Which scheduler led the period: records of every leader share
         # one database.
         rec['scheduler'] = CONF.host
@@ -188,7 +188,7 @@ class Rebalancer:
             self._leading = True
         self.collect_outcomes()
         drs = CONF.drs
-        config = rebalance_conf.planner_config(CONF)
+        config = from_conf.planner_config(CONF)
         windows = self.windows()
         maintenance = self.store.maintenance_hosts()
         plan, cloud, levels, approved = self._plan(
@@ -286,7 +286,7 @@ class Rebalancer:
 
         Whatever ``automation`` says, from the stored windows.
         """
-        config = rebalance_conf.planner_config(CONF)
+        config = from_conf.planner_config(CONF)
         rec = record.new_record('dry-run', config)
         plan, cloud, _levels, _approved = self._plan(
             context, config, rec, self.windows(), acting=False,

@@ -20,7 +20,7 @@ from oslo_config import cfg
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import extras
 from nova_drs_scheduler.cli import errors
-from nova_drs_scheduler.conf import rebalance as rebalance_conf
+from nova_drs_scheduler.rebalance import from_conf
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod
@@ -199,7 +199,7 @@ def prepare(args) -> Setup:
     """
     conf = _drs(args.config_file)
     trace = _trace(args)
-    config = rebalance_conf.planner_config(conf)
+    config = from_conf.planner_config(conf)
     vms = cluster.assign_flavors(trace.names, args.flavors, args.seed)
     hosts = args.hosts or cluster.hosts_for_load(
         vms, trace, args.target_load, args.host_vcpus)
@@ -219,7 +219,7 @@ def prepare(args) -> Setup:
     interval = conf.drs.rebalance_interval
     settings = engine.Settings(
         config=config,
-        windows=functools.partial(rebalance_conf.metrics_windows, conf),
+        windows=functools.partial(from_conf.metrics_windows, conf),
         interval=interval, cooldown=conf.drs.instance_cooldown,
         no_return=conf.drs.no_return_time,
         ping_pong_periods=(args.ping_pong_periods

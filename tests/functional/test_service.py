@@ -13,6 +13,7 @@ from nova.scheduler import host_manager as nova_host_manager
 from nova.scheduler import manager as nova_manager
 from oslo_config import cfg
 
+from nova_drs_scheduler import concurrency
 from nova_drs_scheduler import conf
 from nova_drs_scheduler import drivers
 from nova_drs_scheduler import host_manager
@@ -223,8 +224,8 @@ class ConcurrencyTest(test.NoDBTestCase):
     def _mode_of_a_fresh_process(self, disable_patching):
         code = ('from nova_drs_scheduler import compat; '
                 "compat.monkey_patch(backend='threading'); "
-                'from nova_drs_scheduler import service; '
-                'print(service.concurrency_backend())')
+                'from nova_drs_scheduler import concurrency; '
+                'print(concurrency.backend())')
         env = dict(os.environ,
                    OS_NOVA_DISABLE_EVENTLET_PATCHING=disable_patching)
         run = subprocess.run([sys.executable, '-c', code], env=env,
@@ -239,4 +240,4 @@ class ConcurrencyTest(test.NoDBTestCase):
         self.assertEqual('threading', self._mode_of_a_fresh_process('1'))
 
     def test_the_harness_runs_eventlet(self):
-        self.assertEqual('eventlet', cmd.concurrency_backend())
+        self.assertEqual('eventlet', concurrency.backend())

@@ -12,9 +12,9 @@ import testtools
 from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
-from nova_drs_scheduler import cli
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import main as cli
 from nova_drs_scheduler.cli import maintenance
 from nova_drs_scheduler.db import store as db_store
 

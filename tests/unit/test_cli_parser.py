@@ -10,8 +10,8 @@ import re
 import fixtures
 import testtools
 
-from nova_drs_scheduler import cli
 from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import main as cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
 

@@ -10,12 +10,12 @@ import functools
 
 from stevedore import driver
 
+from nova_drs_scheduler.conf import rebalance as rebalance_conf
 from nova_drs_scheduler.rebalance.policies import base
-
-NAMESPACE = 'nova_drs_scheduler.policies'
 
 
 @functools.cache
 def get(name: str) -> base.Policy:
     """The policy registered as ``name``, loaded once per process."""
-    return driver.DriverManager(NAMESPACE, name, invoke_on_load=True).driver
+    return driver.DriverManager(rebalance_conf.POLICY_NAMESPACE, name,
+                                invoke_on_load=True).driver

@@ -8,22 +8,22 @@ by registering a :class:`~.base.MetricsSource` subclass under
 from stevedore import driver
 from stevedore import exception
 
+from nova_drs_scheduler.conf import rebalance as rebalance_conf
 from nova_drs_scheduler.rebalance.sources import base
-
-NAMESPACE = 'nova_drs_scheduler.metrics_sources'
 
 
 def load(conf) -> base.MetricsSource:
     """Instantiate the source named by ``[drs] metrics_source``."""
     name = conf.drs.metrics_source
+    namespace = rebalance_conf.METRICS_SOURCE_NAMESPACE
     try:
         return driver.DriverManager(
-            NAMESPACE, name, invoke_on_load=True, invoke_args=(conf,),
+            namespace, name, invoke_on_load=True, invoke_args=(conf,),
             on_load_failure_callback=_raise).driver
     except exception.NoMatches:
         raise ValueError(f'Invalid value for option [drs] metrics_source: '
                          f'no metric source named {name!r} is installed '
-                         f'(namespace {NAMESPACE}).')
+                         f'(namespace {namespace}).')
 
 
 def _raise(_manager, _entrypoint, exc):

@@ -7,8 +7,8 @@ from unittest import mock
 import futurist
 import testtools
 
+from nova_drs_scheduler import concurrency
 from nova_drs_scheduler import deadline
-from nova_drs_scheduler import service
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
@@ -56,7 +56,7 @@ class GatherTest(testtools.TestCase):
                 ('threading', 'ThreadPoolExecutor', 3, 3)):
             made.clear()
             calls = {n: (lambda n=n: n * n) for n in range(count)}
-            with mock.patch.object(service, 'concurrency_backend',
+            with mock.patch.object(concurrency, 'backend',
                                    return_value=backend), \
                     mock.patch.object(futurist, kind, Executor):
                 self.assertEqual(

@@ -4,6 +4,7 @@ from nova import test
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.conf import rebalance
+from nova_drs_scheduler.rebalance import from_conf
 from nova_drs_scheduler.rebalance import model
 
 OPTION_NAMES = {
@@ -27,7 +28,7 @@ class RebalanceOptionsTest(test.NoDBTestCase):
 
     def test_defaults_are_valid_and_map_to_the_planner(self):
         conf.validate()
-        config = rebalance.planner_config(conf.CONF)
+        config = from_conf.planner_config(conf.CONF)
         self.assertEqual(model.PlannerConfig(), config)
 
     def test_planner_config_follows_options(self):
@@ -49,13 +50,13 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                 max_concurrent_migrations_per_violated_host=3,
                 max_concurrent_migrations=8, destination_deviations=1.5,
                 level_gap=7.0, level_band=12.0, level_rise_rate=1.5),
-            rebalance.planner_config(conf.CONF))
+            from_conf.planner_config(conf.CONF))
 
     def test_metrics_windows_follow_options(self):
         self.flags(window=5, stabilization=4, metrics_max_age=99,
                    cpu_threshold=70.0, level_rise_points=12.5,
                    level_rise_halflife=600, group='drs')
-        windows = rebalance.metrics_windows(conf.CONF)
+        windows = from_conf.metrics_windows(conf.CONF)
         self.assertEqual((5, 4, 99, 70.0, 12.5, 600), (
             windows.window, windows.stabilization, windows.max_age,
             windows.cpu_threshold, windows.rise_points,

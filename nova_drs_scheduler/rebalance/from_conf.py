@@ -1,0 +1,54 @@
+"""The rebalancer's own objects, configured from ``[drs]``.
+
+The options live in :mod:`nova_drs_scheduler.conf.rebalance`, which
+imports nothing from this package; turning them into the planner's and
+the metrics' objects is the rebalancer's business, so it happens here.
+The live period and the simulator build them the same way.
+"""
+
+from nova_drs_scheduler.rebalance import metrics
+from nova_drs_scheduler.rebalance import model
+
+
+def planner_config(conf) -> model.PlannerConfig:
+    """The planner's view of ``[drs]``."""
+    drs = conf.drs
+    return model.PlannerConfig(
+        policy=drs.policy, mode=drs.mode,
+        unaggregated_hosts=drs.unaggregated_hosts,
+        cpu_threshold=drs.cpu_threshold, ram_threshold=drs.ram_threshold,
+        stabilization=drs.stabilization, margin=drs.margin,
+        min_improvement=drs.min_improvement,
+        cure_below_min_improvement=drs.cure_below_min_improvement,
+        max_migrations_per_period=drs.max_migrations_per_period,
+        max_concurrent_migrations_per_host=(
+            drs.max_concurrent_migrations_per_host),
+        max_concurrent_migrations=drs.max_concurrent_migrations,
+        max_concurrent_migrations_per_violated_host=(
+            drs.max_concurrent_migrations_per_violated_host),
+        destination_deviations=drs.destination_deviations,
+        level_gap=drs.level_gap, level_band=drs.level_band,
+        level_rise_rate=drs.level_rise_rate,
+        drain_max_concurrent_migrations_per_host=(
+            drs.drain_max_concurrent_migrations_per_host),
+        benefit_horizon=drs.benefit_horizon,
+        load_halflife=drs.expected_load_halflife,
+        migration_bandwidth=drs.migration_bandwidth,
+        migration_dirty_rate=drs.migration_dirty_rate)
+
+
+def metrics_windows(conf) -> metrics.MetricsWindows:
+    """Fresh per-host windows and counters configured from ``[drs]``."""
+    drs = conf.drs
+    return metrics.MetricsWindows(
+        window=drs.window, stabilization=drs.stabilization,
+        max_age=drs.metrics_max_age, cpu_threshold=drs.cpu_threshold,
+        ram_threshold=drs.ram_threshold,
+        halflife=drs.expected_load_halflife,
+        rise_points=drs.level_rise_points,
+        rise_halflife=drs.level_rise_halflife)
+
+
+def load_trends(conf) -> metrics.LoadTrends:
+    """Fresh instance load trends on the hosts' half-life."""
+    return metrics.LoadTrends(conf.drs.expected_load_halflife)
