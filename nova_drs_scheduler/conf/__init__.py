@@ -15,6 +15,7 @@ from nova_drs_scheduler.conf import executor
 from nova_drs_scheduler.conf import exporter
 from nova_drs_scheduler.conf import host_cache
 from nova_drs_scheduler.conf import power
+from nova_drs_scheduler.conf import power_driver
 from nova_drs_scheduler.conf import prometheus
 from nova_drs_scheduler.conf import rebalance
 from nova_drs_scheduler.conf import scheduler
@@ -23,7 +24,8 @@ from nova_drs_scheduler.conf import utilization
 CONF = cfg.CONF
 
 _MODULES = (utilization, executor, host_cache, scheduler, rebalance,
-            prometheus, coordination, database, exporter, power)
+            prometheus, coordination, database, exporter, power,
+            power_driver)
 
 
 class ConfigError(ValueError):
