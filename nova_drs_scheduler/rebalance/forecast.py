@@ -75,7 +75,8 @@ class Forecast:
 
 
 def _share(elapsed: float, halflife: float) -> float:
-    """The weight a sample ``elapsed`` seconds after the last one gets."""
+    """The weight a sample ``elapsed`` seconds after the last one gets; a
+    half-life of 0 (or less) gives the newest sample all of it."""
     if halflife <= 0:
         return 1.0
     return 1.0 - 0.5 ** (elapsed / halflife)

@@ -338,7 +338,7 @@ class _PoolPlan:
         # The demand to be ready for: the forecast's upper bound at the
         # horizon, and never less than now.
         self.upper = pool.demand
-        if pool.demand is not None and state is not None and state.samples:
+        if pool.demand is not None and state is not None:
             expected, deviation = forecast.ahead(state, config.horizon)
             self.upper = max(pool.demand, expected
                              + config.forecast_deviations * deviation)

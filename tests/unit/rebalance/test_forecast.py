@@ -103,6 +103,7 @@ class ForecastTest(testtools.TestCase):
         self.assertEqual(one, forecast.ahead(state, 10)[1])
         self.assertEqual(one, forecast.ahead(state, -5)[1])
         sloped = dataclasses.replace(state, trend=0.5)
+        self.assertEqual(sloped.level, forecast.ahead(sloped, 0)[0])
         self.assertEqual(forecast.ahead(sloped, 0),
                          forecast.ahead(sloped, -5))
         self.assertEqual(sloped.level + 5.0, forecast.ahead(sloped, 10)[0])
@@ -116,6 +117,11 @@ class ForecastTest(testtools.TestCase):
         growth = 1 + 2 * (alpha ** 2 + 3 * alpha * beta
                           + beta ** 2 * 3 * 5 / 6)
         self.assertAlmostEqual(one * math.sqrt(growth), spreads[1])
+        # And a step and a half ahead, not rounded to whole steps.
+        growth = 1 + 0.5 * (alpha ** 2 + 1.5 * alpha * beta
+                            + beta ** 2 * 1.5 * 2 / 6)
+        self.assertAlmostEqual(one * math.sqrt(growth),
+                               forecast.ahead(state, 450)[1])
 
     def test_variance_and_step_are_weighted_on_their_half_life(self):
         state = feed([(0.0, 10.0), (300.0, 10.0), (900.0, 10.0)])
@@ -139,6 +145,16 @@ class ForecastTest(testtools.TestCase):
         self.assertEqual((20.0, -10.0 / 60.0), (state.level, state.trend))
         # The newest error alone: 20 against 30 + 20 / 60 * 60.
         self.assertEqual((900.0, 60.0), (state.variance, state.step))
+
+    def test_half_lives_shorter_than_a_second_still_weigh(self):
+        short = forecast.Forecast(level_halflife=0.5, trend_halflife=1e15)
+        state = feed([(0.0, 0.0), (0.25, 100.0)], short)
+        self.assertAlmostEqual(100.0 * (1 - 0.5 ** 0.5), state.level)
+        # A negative half-life weighs as 0: the newest sample alone.
+        negative = forecast.Forecast(level_halflife=-60.0,
+                                     trend_halflife=1e15)
+        self.assertEqual(100.0, feed([(0.0, 0.0), (60.0, 100.0)],
+                                     negative).level)
 
     @hypothesis.given(st.lists(st.tuples(
         st.floats(1.0, 3600.0), st.floats(0.0, 1000.0)), min_size=1,
