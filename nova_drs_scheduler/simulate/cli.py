@@ -21,9 +21,11 @@ from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import extras
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.rebalance import from_conf
+from nova_drs_scheduler.rebalance import power as power_plan
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod
+from nova_drs_scheduler.simulate import power as power_mod
 from nova_drs_scheduler.simulate import report
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces
@@ -77,6 +79,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument('--target-load', type=_percent, default=60.0,
                       help='Without --hosts: size the cluster so that the '
                            'mean host CPU over the trace is this percent.')
+    size.add_argument('--peak-load', type=_percent,
+                      help='Size the cluster for the trace\'s busiest step '
+                           'instead: its hosts this percent busy then.')
     model.add_argument('--host-vcpus', type=errors.number(int, minimum=1),
                        default=32, help='Physical CPUs of a host.')
     model.add_argument('--host-ram-mb', type=errors.number(int, minimum=1),
@@ -123,6 +128,25 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help='Seconds after entering when a host\'s work '
                              'starts even if it is not empty; what is on it '
                              'then is left behind.')
+    energy = parser.add_argument_group('power')
+    energy.add_argument(
+        '--power', action='store_true',
+        help='Model host power states and energy (needed by the '
+             f'{", ".join(strategies.POWER)} strategies).')
+    defaults = power_mod.PowerModel()
+    energy.add_argument('--idle-watts', type=errors.number(float, minimum=0),
+                        default=defaults.idle_watts,
+                        help='A host\'s power at idle, W.')
+    energy.add_argument('--peak-watts', type=errors.number(float, minimum=0),
+                        default=defaults.peak_watts,
+                        help='A host\'s power at full CPU, W.')
+    energy.add_argument('--standby-watts',
+                        type=errors.number(float, minimum=0),
+                        default=defaults.standby_watts,
+                        help='A host\'s power in standby (soft off), W.')
+    energy.add_argument('--boot-seconds', type=errors.number(float, minimum=0),
+                        help='Seconds from power-on to nova-compute up '
+                             '(default: [drs] power_boot_seconds).')
     run = parser.add_argument_group('run')
     run.add_argument('--strategies', default=DEFAULT_STRATEGIES,
                      help=f'Comma-separated, from: {", ".join(strategies.ALL)}'
@@ -186,6 +210,10 @@ class Setup:
     settings: engine.Settings
     #: Hosts in maintenance over the run, or None.
     maintenance: maintenance_mod.Schedule | None = None
+    #: The hosts' power model, or None when power is not modelled.
+    power: power_mod.PowerModel | None = None
+    #: Power management's options, for ``balanced+power``.
+    power_config: power_plan.PowerConfig | None = None
 
     @property
     def hosts(self) -> int:
@@ -201,8 +229,14 @@ def prepare(args) -> Setup:
     trace = _trace(args)
     config = from_conf.planner_config(conf)
     vms = cluster.assign_flavors(trace.names, args.flavors, args.seed)
-    hosts = args.hosts or cluster.hosts_for_load(
-        vms, trace, args.target_load, args.host_vcpus)
+    if args.hosts:
+        hosts = args.hosts
+    elif args.peak_load:
+        hosts = cluster.hosts_for_peak(vms, trace, args.peak_load,
+                                       args.host_vcpus)
+    else:
+        hosts = cluster.hosts_for_load(vms, trace, args.target_load,
+                                       args.host_vcpus)
     if hosts > MAX_HOSTS:
         raise ValueError(f'--target-load {args.target_load} needs '
                          f'{hosts} hosts, more than {MAX_HOSTS}')
@@ -225,8 +259,15 @@ def prepare(args) -> Setup:
         ping_pong_periods=(args.ping_pong_periods
                            or max(1, 3 * 3600 // interval)),
         relief_check_periods=-(-conf.drs.relief_check_delay // interval))
+    power = power_config = None
+    if args.power:
+        power_config = power_plan.PowerConfig.from_conf(conf, interval)
+        boot = _given(args.boot_seconds, power_config.boot_seconds)
+        power = power_mod.PowerModel(args.idle_watts, args.peak_watts,
+                                     args.standby_watts, boot)
+        power_config = dataclasses.replace(power_config, boot_seconds=boot)
     return Setup(trace, vms, spec, config, settings,
-                 _maintenance(args, hosts))
+                 _maintenance(args, hosts), power, power_config)
 
 
 def _given(value, default):
@@ -287,10 +328,11 @@ def run(args, conf=None) -> int:
             raise ValueError('no strategy to run')
         threshold = args.watcher_threshold or config.cpu_threshold
         watcher = {'workload_balance': {'threshold': threshold}}
-        chosen = [strategies.build(n, config, args.seed, watcher)
+        chosen = [strategies.build(n, config, args.seed, watcher,
+                                   setup.power_config)
                   for n in names]
         results = [engine.run(trace, setup.vms, spec, s, settings,
-                              setup.maintenance)
+                              setup.maintenance, setup.power)
                    for s in chosen]
     except (traces.TraceError, ValueError, cfg.Error,
             watcher_adapter.WatcherMissingError) as exc:
@@ -307,6 +349,7 @@ def run(args, conf=None) -> int:
         'planner_config': dataclasses.asdict(config), 'watcher': watcher,
         'maintenance': (dataclasses.asdict(setup.maintenance)
                         if setup.maintenance else None),
+        'power': (dataclasses.asdict(setup.power) if setup.power else None),
         'mean_host_load_percent': round(results[0].mean_load, 1),
     }
     paths = report.write_all(args.output_dir, parameters, results,

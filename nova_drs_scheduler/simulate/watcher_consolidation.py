@@ -98,7 +98,8 @@ class Consolidation:
             solution = strategy.execute()
         except Exception as exc:  # Watcher's audit fails on any error.
             self.failed += 1
-            self.failure = self.failure or f'{type(exc).__name__}: {exc}'
+            first = (str(exc).splitlines() or [''])[0]
+            self.failure = self.failure or f'{type(exc).__name__}: {first}'
             solution = None
         decided = time.process_time()
         migrations = []

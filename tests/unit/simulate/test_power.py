@@ -4,6 +4,7 @@ needed)."""
 
 import functools
 
+import fixtures
 import testtools
 
 from nova_drs_scheduler.rebalance import metrics
@@ -274,3 +275,40 @@ class PowerLoopTest(testtools.TestCase):
         self.assertRaises(ValueError, engine.run, self.trace, self.vms,
                           self.spec, Looking(), _settings(),
                           maintenance.drain('host-0', 0.0), self.model)
+
+
+class CliTest(testtools.TestCase):
+    """``nova-drs simulate``'s power options."""
+
+    def _setup(self, *argv):
+        from nova_drs_scheduler.simulate import cli
+        return cli.prepare(cli.parser().parse_args(
+            ['--vms', '20', '--steps', '3'] + list(argv)))
+
+    def test_power_model_and_peak_sizing(self):
+        setup = self._setup('--power', '--peak-load', '50',
+                            '--idle-watts', '80', '--boot-seconds', '300')
+        self.assertEqual(power.PowerModel(80.0, 350.0, 10.0, 300.0),
+                         setup.power)
+        self.assertEqual((300.0, 60.0), (setup.power_config.boot_seconds,
+                                         setup.power_config.period_seconds))
+        self.assertEqual(cluster.hosts_for_peak(setup.vms, setup.trace,
+                                                50.0, 32), setup.hosts)
+
+    def test_power_management_options_come_from_drs(self):
+        path = self.useFixture(fixtures.TempDir()).join('nova.conf')
+        with open(path, 'w') as stream:
+            stream.write('[drs]\npower_band_high = 70\n'
+                         'power_boot_seconds = 420\n')
+        setup = self._setup('--power', '--config-file', path)
+        self.assertEqual((70.0, 420.0, 420.0), (
+            setup.power_config.band_high, setup.power_config.boot_seconds,
+            setup.power.boot_seconds))
+
+    def test_no_power_by_default(self):
+        setup = self._setup()
+        self.assertEqual((None, None), (setup.power, setup.power_config))
+
+    def test_a_bad_model_is_refused(self):
+        self.assertRaises(ValueError, self._setup, '--power',
+                          '--standby-watts', '500')

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Power benchmark: energy against overload, ours against Watcher's.
+
+Each trace (``--trace`` files, and a generated day with a clear day/night
+shape unless ``--synthetic-vms 0``) and each seed is replayed on a cluster
+sized for the trace's busiest step (``--peak-load``), with host power
+states and a linear power model (``simulate/power.py``), under four rows:
+
+- ``none``: Nova's placement, never rebalanced, every host on;
+- ``balanced``: our planner, every host on;
+- ``balanced+power``: the same with power management ``automatic``
+  (``rebalance.power.plan`` after each balancing plan);
+- Watcher's ``vm_workload_consolidation`` (python-watcher 17.0.0, unchanged,
+  ``simulate/watcher_consolidation.py``) as a continuous audit every
+  ``--audit-interval`` seconds; the hosts it disables count as powered off
+  once empty, and a host it enables again boots first.
+
+Prints per trace the rows summed over the seeds and each seed's, then the
+bar per trace and seed: ours uses less energy than ``balanced``, at least
+as little as Watcher's, with fewer overloaded host-periods and fewer
+migrations than it.  Writes every run to ``power.json`` under
+``--output-dir``.  Needs python-watcher: ``tox -e bench-power``.
+"""
+
+import argparse
+import concurrent.futures
+import functools
+import json
+import os
+import platform
+import sys
+
+import tabulate
+
+from nova_drs_scheduler.simulate import cli
+from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import strategies
+from nova_drs_scheduler.simulate import watcher_consolidation
+
+NONE, BALANCED = 'none', 'balanced'
+OURS = strategies.POWER_MANAGED
+VMC = 'Watcher vm_workload_consolidation'
+ROWS = (NONE, BALANCED, OURS, VMC)
+
+#: (key, title, how seeds add up: sum or max) of the table's columns.
+COLUMNS = (
+    ('energy_kwh', 'energy kWh', sum),
+    ('host_hours_on', 'host-hours on', sum),
+    ('overloaded_host_periods', 'overloaded host-periods', sum),
+    ('worst_overload_percent', 'worst host %', max),
+    ('unserved_core_minutes', 'unserved core-min', sum),
+    ('migrations', 'migrations', sum),
+    ('gb_moved', 'GB moved', sum),
+    ('ping_pongs', 'ping-pongs', sum),
+    ('short_periods', 'periods short, a host off or booting', sum),
+    ('failed_migrations', 'refused moves', sum),
+    ('standbys', 'standbys', sum),
+    ('wakes', 'wakes', sum),
+)
+
+#: The bar's checks: (letter, what ours must do).
+CHECKS = (
+    ('e', 'less energy than balanced'),
+    ('s', 'at least as much saved as Watcher (energy no higher)'),
+    ('o', 'fewer overloaded host-periods than Watcher'),
+    ('m', 'fewer migrations than Watcher'),
+)
+
+
+@functools.cache
+def _setup(argv: tuple) -> cli.Setup:
+    """A trace, cluster and power model, built once per worker process."""
+    return cli.prepare(cli.parser().parse_args(list(argv)))
+
+
+def _strategy(row: str, setup: cli.Setup, seed: int, audit_interval: float):
+    if row == VMC:
+        return watcher_consolidation.Consolidation(
+            audit_interval=audit_interval, label=VMC)
+    return strategies.build(row, setup.config, seed, {}, setup.power_config)
+
+
+def one(trace: str, argv: tuple, seed: int, row: str,
+        audit_interval: float) -> dict:
+    """One row on one trace and seed: its figures."""
+    setup = _setup(argv)
+    strategy = _strategy(row, setup, seed, audit_interval)
+    result = engine.run(setup.trace, setup.vms, setup.spec, strategy,
+                        setup.settings, power=setup.power)
+    run = dict(trace=trace, seed=seed, row=row, hosts=setup.hosts,
+               **result.card.summary(), **result.power)
+    if row == VMC:
+        run.update(audits=strategy.audits, audits_skipped=strategy.skipped,
+                   audits_failed=strategy.failed,
+                   audit_failure=strategy.failure)
+    return run
+
+
+def totals(runs: list) -> dict:
+    """The runs' columns added up over seeds (the worst host: the max)."""
+    return {key: round(add(run[key] for run in runs), 2)
+            for key, _, add in COLUMNS}
+
+
+def _saved(row: dict, baseline: dict) -> str:
+    if not baseline['energy_kwh']:
+        return '-'
+    saved = 100.0 * (baseline['energy_kwh'] - row['energy_kwh'])
+    return f"{saved / baseline['energy_kwh']:.1f}"
+
+
+def table(runs: list) -> str:
+    """Rows summed over ``runs``' seeds, with the energy each saves
+    against ``balanced``."""
+    sums = {row: totals([r for r in runs if r['row'] == row])
+            for row in ROWS}
+    lines = [[row, sums[row]['energy_kwh'],
+              _saved(sums[row], sums[BALANCED])]
+             + [sums[row][key] for key, _, _ in COLUMNS[1:]]
+             for row in ROWS]
+    return tabulate.tabulate(
+        lines, ['row', 'energy kWh', 'saved vs balanced %']
+        + [title for _, title, _ in COLUMNS[1:]], tablefmt='github')
+
+
+def failed(ours: dict, balanced: dict, watcher: dict) -> str:
+    """The letters of the checks ours fails ('' when it meets the bar)."""
+    passed = {
+        'e': ours['energy_kwh'] < balanced['energy_kwh'],
+        's': ours['energy_kwh'] <= watcher['energy_kwh'],
+        'o': (ours['overloaded_host_periods']
+              < watcher['overloaded_host_periods']),
+        'm': ours['migrations'] < watcher['migrations'],
+    }
+    return ''.join(letter for letter, _ in CHECKS if not passed[letter])
+
+
+def bar(runs: list) -> tuple:
+    """``(table, met)``: the bar per trace (sums over the seeds) and per
+    trace and seed, each check with both figures."""
+    lines, met = [], True
+    for trace in dict.fromkeys(r['trace'] for r in runs):
+        seeds = sorted({r['seed'] for r in runs if r['trace'] == trace})
+        for seed in [None] + seeds:
+            chosen = [r for r in runs if r['trace'] == trace
+                      and (seed is None or r['seed'] == seed)]
+            sums = {row: totals([r for r in chosen if r['row'] == row])
+                    for row in (BALANCED, OURS, VMC)}
+            ours, balanced, watcher = sums[OURS], sums[BALANCED], sums[VMC]
+            letters = failed(ours, balanced, watcher)
+            if seed is None:
+                met = met and not letters
+            lines.append([
+                trace, 'sum' if seed is None else seed,
+                f"{ours['energy_kwh']:g} / {balanced['energy_kwh']:g}",
+                f"{ours['energy_kwh']:g} / {watcher['energy_kwh']:g}",
+                f"{ours['overloaded_host_periods']:g} / "
+                f"{watcher['overloaded_host_periods']:g}",
+                f"{ours['migrations']:g} / {watcher['migrations']:g}",
+                'yes' if not letters else f'no ({letters})'])
+    return tabulate.tabulate(
+        lines, ['trace', 'seed', 'e: kWh ours / balanced',
+                's: kWh ours / Watcher',
+                'o: overloaded host-periods ours / Watcher',
+                'm: migrations ours / Watcher', 'bar met'],
+        tablefmt='github'), met
+
+
+def _traces(args) -> list:
+    """(label, simulate arguments without the seed) per trace."""
+    common = ['--peak-load', str(args.peak_load), '--power',
+              '--idle-watts', str(args.idle_watts),
+              '--peak-watts', str(args.peak_watts),
+              '--standby-watts', str(args.standby_watts)]
+    if args.boot_seconds is not None:
+        common += ['--boot-seconds', str(args.boot_seconds)]
+    for path in args.config_file:
+        common += ['--config-file', path]
+    found = [(os.path.basename(path), ['--trace', path] + common)
+             for path in args.trace]
+    if args.synthetic_vms:
+        found.append((f'generated day-night ({args.synthetic_vms} VMs)',
+                      ['--vms', str(args.synthetic_vms),
+                       '--shape', 'day-night'] + common))
+    return found
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--trace', action='append', default=[],
+                        help='A PlanetLab-format trace file (repeat).')
+    parser.add_argument('--synthetic-vms', type=int, default=1000,
+                        help='VMs of the generated day-night day, one per '
+                             'seed (0: none).')
+    parser.add_argument('--seeds', default='1,2',
+                        help='Comma-separated seeds (flavors, placement, '
+                             'the generated day).')
+    parser.add_argument('--peak-load', type=float, default=70.0,
+                        help='Host CPU percent at the trace\'s busiest step '
+                             '(the cluster is sized for it).')
+    parser.add_argument('--idle-watts', type=float, default=100.0)
+    parser.add_argument('--peak-watts', type=float, default=350.0)
+    parser.add_argument('--standby-watts', type=float, default=10.0)
+    parser.add_argument('--boot-seconds', type=float,
+                        help='Power-on to nova-compute up, for every row '
+                             '(default: [drs] power_boot_seconds).')
+    parser.add_argument('--audit-interval', type=float,
+                        default=watcher_consolidation.AUDIT_INTERVAL,
+                        help='Seconds between Watcher\'s audits.')
+    parser.add_argument('--config-file', action='append', default=[],
+                        help='[drs] options of our planner and power '
+                             'management.')
+    parser.add_argument('--jobs', type=int, default=2,
+                        help='Runs in parallel (each is one process).')
+    parser.add_argument('--output-dir', default='bench-output/power')
+    args = parser.parse_args(argv)
+    if not _traces(args):
+        parser.error('no trace: give --trace or --synthetic-vms')
+    seeds = [int(s) for s in args.seeds.split(',')]
+    tasks = [(label, tuple(simulate + ['--seed', str(seed)]), seed, row,
+              args.audit_interval)
+             for label, simulate in _traces(args) for seed in seeds
+             for row in ROWS]
+    print(f'{len(tasks)} runs, {args.jobs} at a time, on {platform.node()}'
+          f' ({os.cpu_count()} cores, Python {platform.python_version()})',
+          flush=True)
+    runs = []
+    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+        for run in pool.map(one, *zip(*tasks, strict=True)):
+            failures = (f", {run['audits_failed']} of {run['audits']} "
+                        f"audits failed inside Watcher (first: "
+                        f"{run['audit_failure']})"
+                        if run.get('audits_failed') else '')
+            print(f"{run['trace']} seed {run['seed']}, {run['row']}: "
+                  f"{run['energy_kwh']} kWh, {run['overloaded_host_periods']}"
+                  f" overloaded host-periods, {run['migrations']} "
+                  f"migrations{failures}", flush=True)
+            runs.append(run)
+    for trace in dict.fromkeys(r['trace'] for r in runs):
+        chosen = [r for r in runs if r['trace'] == trace]
+        hosts = ', '.join(f"{r['hosts']} (seed {r['seed']})"
+                          for r in chosen if r['row'] == NONE)
+        print(f"\n{trace}: hosts {hosts}; sums over seeds {args.seeds}\n")
+        print(table(chosen))
+        for seed in seeds:
+            print(f'\n{trace}, seed {seed}\n')
+            print(table([r for r in chosen if r['seed'] == seed]))
+    text, met = bar(runs)
+    print('\nThe bar: ' + '; '.join(f'{letter}: {what}'
+                                    for letter, what in CHECKS) + '\n')
+    print(text)
+    print(f"\nbar met on every trace: {'yes' if met else 'no'}")
+    os.makedirs(args.output_dir, exist_ok=True)
+    path = os.path.join(args.output_dir, 'power.json')
+    with open(path, 'w') as stream:
+        json.dump({'parameters': vars(args), 'runs': runs, 'met': met},
+                  stream, indent=1)
+    print(f'wrote {path}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
