@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark: the SQL of one period's instance read, Nova's against ours.
 
-Builds, per N, the period benchmark's cell (tools/bench_host_manager.py's
-builder: N hosts, ~20 instances each) and takes the hosts a period would
-find over (``--over``), 10 per query as ``live.READ_SLICE``.  For Nova's
+Builds, per N, the period benchmark's cell (the benchmarks' builder,
+tools/benchlib/cloud.py: N hosts, ~20 instances each) and takes the hosts
+a period would find over (``--over``), 10 per query as
+``live.READ_SLICE``.  For Nova's
 ``InstanceList.get_by_filters`` (what ``live.read_instances`` used) and
 ``live._instance_rows``, it captures the SQL each slice runs, prints
 SQLite's plan of it, and times the statements re-run on the raw
@@ -13,16 +14,23 @@ without the ORM or Nova's objects.  Usage::
     tools/bench_instance_read.py --nodes 1000 5000
 """
 
-# Nova must be monkey patched before anything imports eventlet or futurist;
-# the host manager benchmark does it first thing.
-import bench_host_manager as hosts_bench  # noqa: I001
+import sys
+
+from benchlib import patching  # noqa: I001
+
+# Nova must be monkey patched before anything imports eventlet or futurist.
+patching.monkey_patch(sys.argv[1:])
 
 import argparse  # noqa: E402
 import random  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 
 import sqlalchemy as sa  # noqa: E402
+from benchlib.cloud import create_cell  # noqa: E402
+from benchlib.cloud import drop_cell  # noqa: E402
+from benchlib.cloud import environment  # noqa: E402
+from benchlib.cloud import populate  # noqa: E402
+from benchlib.tables import print_tables  # noqa: E402
 from nova import context as nova_context  # noqa: E402
 from nova import objects  # noqa: E402
 
@@ -64,10 +72,10 @@ def statement_of(read, cctxt, names):
 
 def run_size(args, workdir, size):
     ctxt = nova_context.get_admin_context()
-    cell = hosts_bench.create_cell(ctxt, None, workdir, size)
+    cell = create_cell(ctxt, None, workdir, size)
     with nova_context.target_cell(ctxt, cell) as cctxt:
-        nodes, _pushed = hosts_bench.populate(
-            cctxt, cell, cell.database_connection, size, 20)
+        nodes, _pushed = populate(cctxt, cell, cell.database_connection,
+                                  size, 20)
     hot = sorted(random.Random(size).sample(sorted(nodes),
                                             int(size * args.over)))
     slices = [hot[start:start + live.READ_SLICE]
@@ -92,17 +100,17 @@ def run_size(args, workdir, size):
                          min(spent) * 1000, min(spent) * 1000 / len(slices),
                          plan[0]])
     connection.close()
-    hosts_bench.drop_cell(cell)
+    drop_cell(cell)
     return rows
 
 
 def main():
     args = parse_args()
     rows = []
-    with hosts_bench.environment(None) as workdir:
+    with environment(None) as workdir:
         for size in args.nodes:
             rows += run_size(args, workdir, size)
-    hosts_bench.print_tables([(
+    print_tables([(
         f'SQLite, CPU of the statements alone, best of {args.repeats}:',
         rows, ['N', 'hosts over', 'queries', 'read', 'ms in all',
                'ms per query', 'plan (first step)'])], floatfmt='.1f')

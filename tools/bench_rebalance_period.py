@@ -3,8 +3,8 @@
 
 Builds, per N, a real Nova API and cell database with N compute hosts,
 their services, host and instance mappings and about
-``--instances-per-host`` instances each (the host manager benchmark's
-builder, tools/bench_host_manager.py), plus an in-process placement, and
+``--instances-per-host`` instances each (the benchmarks' builder,
+tools/benchlib/cloud.py), plus an in-process placement, and
 runs rebalance periods through ``DRSSchedulerManager.run_rebalance`` with
 the default ``nova`` metric source and ``automation = manual`` (moves are
 recommended, not started).  Before each period every compute node reports
@@ -35,9 +35,12 @@ The leader check is stubbed (one scheduler).  Usage::
     tools/bench_rebalance_period.py --db mysql+pymysql://root@127.0.0.1:3307
 """
 
-# Nova must be monkey patched before anything imports eventlet or futurist;
-# the host manager benchmark does it first thing.
-import bench_host_manager as hosts_bench  # noqa: I001
+import sys
+
+from benchlib import patching  # noqa: I001
+
+# Nova must be monkey patched before anything imports eventlet or futurist.
+patching.monkey_patch(sys.argv[1:])
 
 import argparse  # noqa: E402
 import collections  # noqa: E402
@@ -47,12 +50,26 @@ import datetime  # noqa: E402
 import gc  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 import types  # noqa: E402
 import unittest.mock  # noqa: E402
 
 import sqlalchemy as sa  # noqa: E402
+from benchlib.census import print_census  # noqa: E402
+from benchlib.clocks import CallClock  # noqa: E402
+from benchlib.cloud import create_cell  # noqa: E402
+from benchlib.cloud import database_url  # noqa: E402
+from benchlib.cloud import drop_cell  # noqa: E402
+from benchlib.cloud import environment  # noqa: E402
+from benchlib.cloud import populate  # noqa: E402
+from benchlib.host_manager.period import PERIOD_PHASES  # noqa: E402
+from benchlib.options import add_db_argument  # noqa: E402
+from benchlib.options import add_gc_argument  # noqa: E402
+from benchlib.options import apply_gc_argument  # noqa: E402
+from benchlib.placement_service import INPROCESS  # noqa: E402
+from benchlib.placement_service import placement_service  # noqa: E402
+from benchlib.scheduling import with_instance_info  # noqa: E402
+from benchlib.tables import print_tables  # noqa: E402
 from nova import context as nova_context  # noqa: E402
 from nova import objects  # noqa: E402
 from nova.compute import api as compute_api  # noqa: E402
@@ -61,6 +78,7 @@ from nova.scheduler.client import report  # noqa: E402
 from oslo_serialization import jsonutils  # noqa: E402
 from oslo_utils import timeutils  # noqa: E402
 
+from nova_drs_scheduler import conf as drs_conf  # noqa: E402
 from nova_drs_scheduler import host_manager  # noqa: E402
 from nova_drs_scheduler.db import migration as drs_migration  # noqa
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
@@ -68,7 +86,7 @@ from nova_drs_scheduler.rebalance import candidates  # noqa: E402
 from nova_drs_scheduler.rebalance import planner  # noqa: E402
 from nova_drs_scheduler.rebalance.sources import nova as nova_source  # noqa
 
-CONF = hosts_bench.CONF
+CONF = drs_conf.CONF
 PHASES = ('read', 'metrics', 'snapshot', 'plan', 'record')
 #: What each phase times; names missing in the code measured are skipped,
 #: so the same benchmark measures an older version (doc/benchmarks.md).
@@ -86,7 +104,7 @@ INSIDE_PLAN = {'placement': [(report.SchedulerReportClient,
                               'get_allocation_candidates')],
                'host cache refresh': [(host_manager.CachingHostManager,
                                        '_refresh')]}
-TARGETS = hosts_bench.PERIOD_PHASES
+TARGETS = PERIOD_PHASES
 
 
 def parse_args():
@@ -107,8 +125,8 @@ def parse_args():
                         help='do not collect garbage (untimed) before each '
                              'period, so that full collections land in '
                              'periods as they do in a service')
-    hosts_bench.add_gc_argument(parser)
-    hosts_bench.add_db_argument(parser)
+    add_gc_argument(parser)
+    add_db_argument(parser)
     return parser.parse_args()
 
 
@@ -190,26 +208,25 @@ def instant_diagnostics(pushed, vcpus=64):
 
 def run_size(args, workdir, size):
     ctxt = nova_context.get_admin_context()
-    cell = hosts_bench.create_cell(ctxt, args.db, workdir, size)
+    cell = create_cell(ctxt, args.db, workdir, size)
     cell_url = cell.database_connection
     started = time.perf_counter()
     with nova_context.target_cell(ctxt, cell) as cctxt:
-        nodes, pushed = hosts_bench.populate(
-            cctxt, cell, cell_url, size, args.instances_per_host)
+        nodes, pushed = populate(cctxt, cell, cell_url, size,
+                                 args.instances_per_host)
     names = sorted(nodes)
     hot = set(random.Random(size).sample(names, int(size * args.over)))
     #: {phase: [(wall s, CPU s) per period]}
     samples = {phase: [] for phase in PHASES + TOTALS}
-    with hosts_bench.placement_service(hosts_bench.INPROCESS, nodes):
+    with placement_service(INPROCESS, nodes):
         setup = time.perf_counter() - started
-        manager = hosts_bench.with_instance_info(DRSSchedulerManager(),
-                                                 pushed)
+        manager = with_instance_info(DRSSchedulerManager(), pushed)
         manager.rebalancer.leader = types.SimpleNamespace(
             check=lambda _ctxt: (True, 'benchmark: the only scheduler'))
-        clock = hosts_bench.CallClock(TARGETS)
+        clock = CallClock(TARGETS)
         # Inside plan, a clock of its own: a deployment spends it in the
         # placement service, not in the scheduler.
-        placement_clock = hosts_bench.CallClock(INSIDE_PLAN)
+        placement_clock = CallClock(INSIDE_PLAN)
         profiler = cProfile.Profile() if args.profile else None
         collector = GcClock()
         with counted() as counts, clock.installed(), \
@@ -233,8 +250,7 @@ def run_size(args, workdir, size):
                 cpu = time.process_time() - cpu
                 total = time.perf_counter() - total
                 if not period:
-                    hosts_bench.print_census(f'N={size}, after the warm-up '
-                                             'period')
+                    print_census(f'N={size}, after the warm-up period')
                     counts.clear()
                     continue  # Warm-up: imports, caches, first samples.
                 samples['period'].append((total, cpu))
@@ -247,7 +263,7 @@ def run_size(args, workdir, size):
                 add_samples(samples, placement_clock, total, cpu,
                             'period without both')
         manager.host_manager.stop_refresher()
-    hosts_bench.drop_cell(cell)
+    drop_cell(cell)
     if profiler is not None:
         profiler.dump_stats(args.profile)
     return {'size': size, 'setup': setup, 'hot': len(hot),
@@ -320,10 +336,10 @@ def growth_rows(results):
 def main():
     args = parse_args()
     results = []
-    with hosts_bench.environment(args.db) as workdir:
-        drs_url = hosts_bench.database_url(args.db, workdir, 'bench_drs')
+    with environment(args.db) as workdir:
+        drs_url = database_url(args.db, workdir, 'bench_drs')
         CONF.set_override('connection', drs_url, group='drs_database')
-        hosts_bench.apply_gc_argument(args)
+        apply_gc_argument(args)
         if args.db:  # The service makes an SQLite one, not a server's.
             engine = sa.create_engine(drs_url)
             drs_migration.sync(engine)
@@ -345,7 +361,7 @@ def main():
                   file=sys.stderr)
             results.append(result)
     db = args.db.split('://')[0] if args.db else 'sqlite (files)'
-    hosts_bench.print_tables([
+    print_tables([
         (f'Database: {db}; {args.instances_per_host} instances per host '
          f'(on average); {args.over:.0%} of hosts over; '
          f'{datetime.date.today()}; ms over {args.periods} periods.',

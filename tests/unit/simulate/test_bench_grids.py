@@ -7,6 +7,8 @@ the rows would not be recognised as the same.  The checks are made per
 seed, against the best Watcher row of that seed.
 """
 
+import argparse
+import importlib
 import json
 import os
 import sys
@@ -15,28 +17,35 @@ from unittest import mock
 import fixtures
 import testtools
 
+from nova_drs_scheduler.simulate import cli
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
+TOOLS = os.path.join(ROOT, 'tools')
 THRESHOLD = 80.0
 
 
-def _bench():
-    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+def _tool(name):
+    """A module of tools/, imported as the benchmark imports it."""
+    sys.path.insert(0, TOOLS)
     try:
-        import bench_rebalance
+        return importlib.import_module(name)
     finally:
-        sys.path.remove(os.path.join(ROOT, 'tools'))
-    return bench_rebalance
+        sys.path.remove(TOOLS)
+
+
+bench = _tool('bench_rebalance')
+checks = _tool('benchlib.rebalance.checks')
+markdown = _tool('benchlib.rebalance.markdown')
+runner = _tool('benchlib.rebalance.runs')
+watcher_grid = _tool('benchlib.rebalance.watcher_grid')
 
 
 class WatcherGridTest(testtools.TestCase):
 
-    def setUp(self):
-        super().setUp()
-        self.bench = _bench()
-
     def _labels(self, grid):
-        return [v.label for v in self.bench.watcher_variants(grid, THRESHOLD)]
+        return [v.label
+                for v in watcher_grid.watcher_variants(grid, THRESHOLD)]
 
     def test_single_row_grids(self):
         self.assertEqual(['WB period 60 s, threshold 80'],
@@ -55,22 +64,22 @@ class WatcherGridTest(testtools.TestCase):
                          self._labels('wb+70'))
 
     def test_wb300_is_workload_balance_at_its_default_period(self):
-        [row] = self.bench.watcher_variants('wb300', THRESHOLD)
-        self.assertEqual(self.bench.WB, row.kind)
+        [row] = watcher_grid.watcher_variants('wb300', THRESHOLD)
+        self.assertEqual(watcher_grid.WB, row.kind)
         self.assertTrue(row.default)
         self.assertEqual({'period': 300, 'granularity': 300,
                           'threshold': THRESHOLD}, dict(row.parameters))
 
     def test_ws_is_every_workload_stabilization_row_of_full(self):
-        full = self.bench.watcher_variants('full', THRESHOLD)
-        ws = self.bench.watcher_variants('ws', THRESHOLD)
-        self.assertEqual([v for v in full if v.kind == self.bench.WS], ws)
+        full = watcher_grid.watcher_variants('full', THRESHOLD)
+        ws = watcher_grid.watcher_variants('ws', THRESHOLD)
+        self.assertEqual([v for v in full if v.kind == watcher_grid.WS], ws)
         self.assertEqual(5, len(ws))
         self.assertEqual(1, sum(v.default for v in ws))
 
     def test_ws60_05_is_a_row_of_ws_at_60_s_threshold_005_retry_1(self):
-        [row] = self.bench.watcher_variants('ws60-05', THRESHOLD)
-        self.assertIn(row, self.bench.watcher_variants('ws', THRESHOLD))
+        [row] = watcher_grid.watcher_variants('ws60-05', THRESHOLD)
+        self.assertIn(row, watcher_grid.watcher_variants('ws', THRESHOLD))
         parameters = dict(row.parameters)
         self.assertEqual({'instance': 60, 'compute_node': 60, 'node': 0},
                          parameters['periods'])
@@ -82,11 +91,11 @@ class WatcherGridTest(testtools.TestCase):
     def test_every_grid_is_part_of_full(self):
         full = self._labels('full')
         self.assertEqual(len(full), len(set(full)))
-        for grid in self.bench.GRIDS:
+        for grid in watcher_grid.GRIDS:
             self.assertTrue(set(self._labels(grid)) <= set(full), grid)
 
     def test_unknown_grid_is_refused_by_the_parser(self):
-        error = self.assertRaises(SystemExit, self.bench.main,
+        error = self.assertRaises(SystemExit, bench.main,
                                   ['--grid', 'wb30', '--skip-scale'])
         self.assertEqual(2, error.code)
 
@@ -109,10 +118,6 @@ def _run(strategy, seed, overloaded, migrations, gb=10.0, worst=90.0,
 
 class SeedChecksTest(testtools.TestCase):
 
-    def setUp(self):
-        super().setUp()
-        self.bench = _bench()
-
     def test_each_seed_is_judged_against_its_own_best_row(self):
         runs = [
             _run('none', 1, 500, 0, gb=0.0, worst=110.0),
@@ -125,7 +130,7 @@ class SeedChecksTest(testtools.TestCase):
             _run('WB a', 2, 80, 90, gb=900.0),
             _run('WB b', 2, 70, 40, gb=400.0),
         ]
-        first, second = self.bench.seed_checks(runs)
+        first, second = checks.seed_checks(runs)
         self.assertEqual('WB a', first['best_watcher']['strategy'])
         self.assertEqual('m', first['failed'])
         self.assertEqual('WB b', second['best_watcher']['strategy'])
@@ -134,24 +139,24 @@ class SeedChecksTest(testtools.TestCase):
     def test_best_row_ties_go_to_fewer_migrations(self):
         runs = [_run('balanced', 3, 10, 5), _run('WB a', 3, 20, 9),
                 _run('WB b', 3, 20, 8)]
-        [check] = self.bench.seed_checks(runs)
+        [check] = checks.seed_checks(runs)
         self.assertEqual('WB b', check['best_watcher']['strategy'])
         self.assertEqual('', check['failed'])
 
     def test_seed_without_watcher_or_ours_is_left_out(self):
         runs = [_run('balanced', 1, 10, 5), _run('WB a', 2, 20, 9)]
-        self.assertEqual([], self.bench.seed_checks(runs))
+        self.assertEqual([], checks.seed_checks(runs))
 
     def test_mean_and_spread_of_each_seeds_best_row(self):
         runs = [_run('balanced', 1, 10, 5), _run('WB a', 1, 20, 9),
                 _run('WB b', 1, 30, 1),
                 _run('balanced', 2, 14, 7), _run('WB a', 2, 50, 9),
                 _run('WB b', 2, 40, 3)]
-        rows = self.bench.best_per_seed(self.bench.seed_checks(runs))
+        rows = checks.best_per_seed(checks.seed_checks(runs))
         by_name = {r['strategy']: r for r in rows}
-        self.assertEqual(['balanced', self.bench.BEST_PER_SEED],
+        self.assertEqual(['balanced', checks.BEST_PER_SEED],
                          [r['strategy'] for r in rows])
-        best = by_name[self.bench.BEST_PER_SEED]
+        best = by_name[checks.BEST_PER_SEED]
         self.assertEqual([20, 40], best['overloaded_host_periods_per_seed'])
         mean, spread = best['overloaded_host_periods']
         self.assertEqual(30.0, mean)
@@ -164,7 +169,7 @@ class SeedChecksTest(testtools.TestCase):
         runs = [_run('none', 1, 5, 0, worst=80.0),
                 _run('balanced', 1, 10, 5, worst=85.0),
                 _run('WB a', 1, 8, 2, gb=5.0)]
-        text = self.bench.seed_markdown(self.bench.seed_checks(runs))
+        text = markdown.seed_markdown(checks.seed_checks(runs))
         self.assertIn('| 1 | WB a | 8 / 2 / 5, 90.0 | 5, 80.0 | '
                       '10 / 5 / 10, 85.0, 0 | ✗omw |', text)
         self.assertIn('3 failed checks over 1 seeds.', text)
@@ -175,7 +180,6 @@ class BarChecksTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.bench = _bench()
         self.runs = [
             _run('none', 1, 500, 0, gb=0.0, worst=100.0),
             _run('balanced', 1, 40, 30, gb=300.0, worst=95.0),
@@ -188,7 +192,7 @@ class BarChecksTest(testtools.TestCase):
         ]
 
     def test_each_row_against_the_best_of_the_others(self):
-        rows = {r['strategy']: r for r in self.bench.bar_checks(self.runs)}
+        rows = {r['strategy']: r for r in checks.bar_checks(self.runs)}
         self.assertEqual(['balanced', 'WB a', 'WB b'], list(rows))
         # balanced: seed 1 against WB a (m), seed 2 against WB b (o).
         self.assertEqual({'m': 1, 'o': 1}, rows['balanced']['failed'])
@@ -200,17 +204,17 @@ class BarChecksTest(testtools.TestCase):
         self.assertEqual([1, 2], rows['WB b']['seeds'])
 
     def test_balanced_row_is_seed_checks(self):
-        [ours] = [r for r in self.bench.bar_checks(self.runs)
+        [ours] = [r for r in checks.bar_checks(self.runs)
                   if r['strategy'] == 'balanced']
         letters = ''.join(c['failed']
-                          for c in self.bench.seed_checks(self.runs))
+                          for c in checks.seed_checks(self.runs))
         self.assertEqual(sorted(letters),
                          sorted(k for k, n in ours['failed'].items()
                                 for _ in range(n)))
 
     def test_a_seed_with_one_watcher_row_judges_only_ours(self):
         runs = [_run('balanced', 1, 10, 5), _run('WB a', 1, 20, 9)]
-        [row] = self.bench.bar_checks(runs)
+        [row] = checks.bar_checks(runs)
         self.assertEqual('balanced', row['strategy'])
         self.assertEqual([1], row['seeds'])
         self.assertEqual({}, row['failed'])
@@ -218,7 +222,7 @@ class BarChecksTest(testtools.TestCase):
         self.assertEqual('', row['mean_failed'])
 
     def test_each_row_against_the_best_other_row_on_the_mean(self):
-        rows = {r['strategy']: r for r in self.bench.bar_checks(self.runs)}
+        rows = {r['strategy']: r for r in checks.bar_checks(self.runs)}
         # Means: balanced 55 / 30 / 300, WB a 65 / 55 / 550, WB b 62.5 /
         # 25 / 250.
         self.assertEqual('WB b', rows['balanced']['against'])
@@ -231,17 +235,17 @@ class BarChecksTest(testtools.TestCase):
     def test_rows_not_run_on_every_seed_do_not_compete_on_the_mean(self):
         runs = [r for r in self.runs
                 if not (r['strategy'] == 'WB b' and r['seed'] == 2)]
-        rows = {r['strategy']: r for r in self.bench.bar_checks(runs)}
+        rows = {r['strategy']: r for r in checks.bar_checks(runs)}
         self.assertEqual('WB a', rows['balanced']['against'])
         self.assertIsNone(rows['WB b']['mean_failed'])
         self.assertIsNone(rows['WB b']['against'])
         self.assertEqual([1], rows['WB b']['seeds'])
         # The mean verdict of the run itself ignores the short row too.
-        result = self.bench.verdict(self.bench.aggregate(runs))
+        result = checks.verdict(checks.aggregate(runs))
         self.assertEqual('WB a', result['best_watcher'])
 
     def test_markdown_columns(self):
-        text = self.bench.bar_markdown(self.bench.bar_checks(self.runs))
+        text = markdown.bar_markdown(checks.bar_checks(self.runs))
         self.assertIn('| **balanced** | 2 | 1 | 1 | 0 | 0 | 2 | 2 | WB b | '
                       '✗m |', text)
         self.assertIn('| WB a | 2 | 1 | 2 | 1 | 0 | 4 | 2 | WB b | ✗omp |',
@@ -254,7 +258,7 @@ class BarChecksTest(testtools.TestCase):
                  'lost': 0, 'against': 'WB b', 'mean_failed': ''},
                 {'strategy': 'WB b', 'seeds': [1], 'failed': {'o': 1},
                  'lost': 1, 'against': None, 'mean_failed': None}]
-        text = self.bench.bar_markdown(rows)
+        text = markdown.bar_markdown(rows)
         self.assertIn('| WB a | 2 | 0 | 0 | 0 | 0 | 0 | 0 | WB b | pass |',
                       text)
         self.assertIn('| WB b | 1 | 1 | 0 | 0 | 0 | 1 | 1 | - | - |', text)
@@ -268,7 +272,6 @@ class SingleSettingChecksTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.bench = _bench()
         # Sums: balanced 100 overloaded / 60 migrations / 10 DRS-caused /
         # 30 unserved / worst 95; WB60 130 / 80 / unserved 40 / worst 97;
         # WB b 120 / 50 / unserved 31 / worst 99.
@@ -286,7 +289,7 @@ class SingleSettingChecksTest(testtools.TestCase):
         ]
 
     def _check(self, runs, bursts=True):
-        return self.bench.single_setting_checks(self.bench.aggregate(runs),
+        return checks.single_setting_checks(checks.aggregate(runs),
                                                 bursts)
 
     def _figures(self, result):
@@ -298,7 +301,7 @@ class SingleSettingChecksTest(testtools.TestCase):
         # WB b: 120 over the seeds, fewer than WB60's 130 (though WB60 is
         # better on seed 2 and WB b on seed 1).
         self.assertEqual('WB b', result['against'])
-        self.assertEqual(self.WB60, self.bench.WB60)
+        self.assertEqual(self.WB60, watcher_grid.WB60)
         self.assertEqual({'o': (100, 120, True), 'm': (60, 50, False),
                           'p': (0, 0, True), 'u': (30.0, 31.0, True),
                           'w': (95.0, 99.0, True), 'd': (10, 10.0, True),
@@ -333,7 +336,7 @@ class SingleSettingChecksTest(testtools.TestCase):
         result = self._check(runs)
         self.assertEqual((60, None, False), self._figures(result)['b'])
         self.assertIn('b', result['failed'])
-        self.assertIn('not run', self.bench.headline_markdown(result))
+        self.assertIn('not run', markdown.headline_markdown(result))
 
     def test_rows_not_run_on_every_seed_are_not_the_best(self):
         runs = self.runs + [_run('WB c', 1, 1, 1, unserved=0.0)]
@@ -343,10 +346,10 @@ class SingleSettingChecksTest(testtools.TestCase):
 
     def test_no_verdict_without_a_watcher_row(self):
         self.assertEqual({}, self._check(self.runs[:4]))
-        self.assertIn('No verdict', self.bench.headline_markdown({}))
+        self.assertIn('No verdict', markdown.headline_markdown({}))
 
     def test_markdown_gives_both_figures(self):
-        text = self.bench.headline_markdown(self._check(self.runs))
+        text = markdown.headline_markdown(self._check(self.runs))
         self.assertIn('- yes (o): fewer overloaded host-periods than the '
                       'best Watcher row: 100 / 120', text)
         self.assertIn('- **NO** (m): no more migrations than it: 60 / 50',
@@ -354,12 +357,12 @@ class SingleSettingChecksTest(testtools.TestCase):
         self.assertIn('Verdict: **bar not met** (failed: m)', text)
 
     def test_relief_held_of_rows_without_checks(self):
-        rows = {r['strategy']: r for r in self.bench.aggregate(self.runs)}
+        rows = {r['strategy']: r for r in checks.aggregate(self.runs)}
         self.assertEqual((None, None), rows['WB b']['relief_held_percent'])
         mean, spread = rows['balanced']['relief_held_percent']
         self.assertEqual(70.0, mean)
         self.assertIn('| 89.5 ± 13.4 | 15.5 ± 0.7 | - | 1.00 ± 0.00 |',
-                      self.bench.quality_markdown(list(rows.values())))
+                      markdown.quality_markdown(list(rows.values())))
 
 
 class ReuseTest(testtools.TestCase):
@@ -368,13 +371,12 @@ class ReuseTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.bench = _bench()
-        self.args = self.bench.main.__globals__['argparse'].Namespace(
+        self.args = argparse.Namespace(
             seeds='1', vms=10, shape='planetlab', trace=None, bursts=True,
             config_file=[])
-        self.source = self.bench.cli.describe(
-            self.bench.cli.parser().parse_args(
-                list(self.bench._simulate_argv(self.args, 1))))
+        self.source = cli.describe(
+            cli.parser().parse_args(
+                list(runner.simulate_argv(self.args, 1))))
 
     def _write(self, runs):
         path = os.path.join(self.useFixture(
@@ -387,13 +389,13 @@ class ReuseTest(testtools.TestCase):
     def test_runs_with_every_column_are_reused(self):
         run = _run('WB a', 1, 10, 5)
         path = self._write([run, _run('balanced', 1, 5, 5)])
-        self.assertEqual([run], self.bench._reused([path], self.args))
+        self.assertEqual([run], runner.reused([path], self.args))
 
     def test_runs_without_the_new_columns_are_refused(self):
         run = _run('WB a', 1, 10, 5)
         del run['unserved_core_minutes']
         path = self._write([run])
-        error = self.assertRaises(SystemExit, self.bench._reused, [path],
+        error = self.assertRaises(SystemExit, runner.reused, [path],
                                   self.args)
         self.assertIn('unserved_core_minutes', str(error))
         self.assertIn('run those rows again', str(error))
@@ -404,27 +406,26 @@ class WatcherFailureTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.bench = _bench()
         for name in ('_setup', 'strategies'):
-            patcher = mock.patch.object(self.bench, name)
+            patcher = mock.patch.object(runner, name)
             patcher.start()
             self.addCleanup(patcher.stop)
-        patcher = mock.patch.object(self.bench.watcher_adapter,
+        patcher = mock.patch.object(runner.watcher_adapter,
                                     'WatcherStrategy')
         self.watcher = patcher.start()
         self.addCleanup(patcher.stop)
-        patcher = mock.patch.object(self.bench.engine, 'run',
+        patcher = mock.patch.object(runner.engine, 'run',
                                     side_effect=KeyError('edge'))
         patcher.start()
         self.addCleanup(patcher.stop)
 
     def test_watcher_row_gives_its_error(self):
-        [row] = self.bench.watcher_variants('wb60', THRESHOLD)
+        [row] = watcher_grid.watcher_variants('wb60', THRESHOLD)
         self.watcher.return_value.name = row.label
-        run = self.bench._one((), 6, row)
+        run = runner.run_one((), 6, row)
         self.assertEqual({'strategy': row.label, 'seed': 6, 'watcher': True,
                           'default': False, 'error': "KeyError: 'edge'"},
                          run)
 
     def test_our_row_still_raises(self):
-        self.assertRaises(KeyError, self.bench._one, (), 6, 'balanced')
+        self.assertRaises(KeyError, runner.run_one, (), 6, 'balanced')

@@ -1,0 +1,1 @@
+"""The ``--measure`` modes of tools/bench_host_manager.py, one module each."""

@@ -1,0 +1,8 @@
+"""The rebalancing benchmark (tools/bench_rebalance.py) on the simulator.
+
+- :mod:`.watcher_grid`: Watcher's rows, by grid;
+- :mod:`.runs`: one strategy on one seed, and reusing earlier runs;
+- :mod:`.checks`: means over the seeds and the checks against Watcher;
+- :mod:`.markdown`: the tables and the verdict as Markdown;
+- :mod:`.scale`: planning time as the cloud grows.
+"""
