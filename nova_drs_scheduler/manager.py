@@ -6,8 +6,9 @@ allocation requests that copy fast (``allocation_requests``), and the
 (``owner_trait``) instead of a query to every cell; requests in flight
 are counted, so that a rebalance period gives way to them
 (``pacing``); one that finds no valid host asks the leader to wake a
-host in standby, if any.  Once the service starts, the host manager refreshes its
-rows in a thread of its own (``init_host``) until the service stops.  A
+host in standby, if any.  Once the service starts, the host manager
+refreshes its rows in a thread of its own (``init_host``) until the
+service stops.  A
 periodic task runs one rebalance period every ``[drs] rebalance_interval``
 seconds; tests and the CLI call
 :meth:`DRSSchedulerManager.run_rebalance` directly.

@@ -13,6 +13,7 @@ import dataclasses
 import datetime
 import os
 import time
+import typing
 from collections.abc import Mapping
 
 from nova import objects
@@ -36,6 +37,7 @@ from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
 from nova_drs_scheduler.rebalance import relief
 from nova_drs_scheduler.rebalance import sources
+from nova_drs_scheduler.rebalance import standby
 from nova_drs_scheduler.rebalance import telemetry
 from nova_drs_scheduler.rebalance.sources import base as sources_base
 
@@ -63,6 +65,8 @@ class Rebalancer:
         #: Measured instance loads' trends, for the cost-benefit rule; in
         #: memory only: a new leader learns the swings again.
         self.trends = from_conf.load_trends(CONF)
+        #: Power management's side of each period.
+        self.power = standby.PowerPeriod(self.store, self.telemetry)
         #: Whether the last period was led here; adoption happens on the
         #: change to True.
         self._leading = False
@@ -73,7 +77,8 @@ class Rebalancer:
         self.source = sources.load(CONF)
 
     def prepare(self) -> None:
-        """At service start: a usable DRS database, or one clear error.
+        """At service start: a usable DRS database (and, with power
+        management on, power driver), or one clear error.
 
         An SQLite database (the default, one scheduler host) is created
         and upgraded here; any other must be made with ``nova-drs db
@@ -98,6 +103,7 @@ class Rebalancer:
                 f'The DRS database ([drs_database] connection) is not '
                 f'usable: {exc}. Create it and run "nova-drs db sync".'
             ) from exc
+        self.power.prepare()
 
     def windows(self):
         """The windows and counters as the DRS database stores them."""
@@ -113,7 +119,9 @@ class Rebalancer:
         # Which scheduler led the period: records of every leader share
         # one database.
         rec['scheduler'] = CONF.host
-        if (CONF.drs.automation == 'off' and not self._in_maintenance()
+        if (CONF.drs.automation == 'off'
+                and CONF.drs.power_management == 'off'
+                and not self._in_maintenance()
                 and not self._aggregates_enable(context)):
             return self._skipped(rec, 'automation is off', 'automation_off')
         is_leader, why = self.leader.check(context)
@@ -158,13 +166,29 @@ class Rebalancer:
             return False
 
     def _in_maintenance(self) -> bool:
-        """Whether a host is in maintenance (unreadable: no): drains run
-        whatever the automation level, the operator having asked."""
+        """Whether a host is in maintenance or out of its pool for power
+        management (unreadable: no): drains run, and standby hosts are
+        followed, whatever the automation level."""
         try:
-            return bool(self.store.maintenance_hosts())
+            return bool(self.store.maintenance_hosts() or
+                        self.store.power_hosts())
         except db_exc.DBError as exc:
             LOG.warning('DRS cannot read the DRS database: %s', exc)
             return False
+
+    def request_wake(self, reason: str) -> None:
+        """A request found no valid host: when a host is in standby, ask
+        the leader to wake one.  Never raises: the request's own error is
+        what its caller must see."""
+        try:
+            if any(row['state'] == model.STANDBY
+                   for row in self.store.power_hosts().values()):
+                self.store.request_wake(None, reason)
+                LOG.info('DRS power: a host in standby is to wake: %s',
+                         reason)
+        except db_exc.DBError as exc:
+            LOG.warning('DRS power: no wake requested, the DRS database '
+                        'is not usable: %s', exc)
 
     def _store_skipped(self, rec) -> None:
         """Keep a skipped period in the history when the DRS database
@@ -191,9 +215,11 @@ class Rebalancer:
         config = from_conf.planner_config(CONF)
         windows = self.windows()
         maintenance = self.store.maintenance_hosts()
-        plan, cloud, levels, approved = self._plan(
-            context, config, rec, windows, acting=True,
-            draining=set(maintenance))
+        power_rows = self.store.power_hosts()
+        period = self._plan(context, config, rec, windows, acting=True,
+                            draining=set(maintenance),
+                            power_rows=power_rows)
+        plan, cloud, levels, approved = period[:4]
         self.store.save_windows(windows.export(), {
             verdict['host']: verdict for verdict in rec['hosts']})
         self.telemetry.hosts(rec['hosts'])
@@ -216,6 +242,9 @@ class Rebalancer:
                     rec, move.instance))
                 record.set_outcome(rec, move.instance, {
                     'status': 'recommended', 'recommendation': ident})
+        # Power management's step (its decisions go in the record): after
+        # the plan, whose drains empty the hosts entering standby.
+        self.power.run(rec, period, power_rows, maintenance)
         # Stored before anything starts: a scheduler killed from here on
         # leaves a record its successor completes (_adopt_unfinished).
         self.store.add(rec)
@@ -239,7 +268,9 @@ class Rebalancer:
         any later leader; log each change of state."""
         names = {uuid: instance.display_name or ''
                  for uuid, instance in cloud.instances.items()}
-        for found in plan.drains:  # The hosts of ``maintenance`` only.
+        for found in plan.drains:
+            if found.host not in maintenance:
+                continue  # Entering standby: ``standby`` follows it.
             now = drain.state(found)
             self.store.report_maintenance(
                 found.host, now, drain.progress(found, names, rec['id']))
@@ -288,9 +319,14 @@ class Rebalancer:
         """
         config = from_conf.planner_config(CONF)
         rec = record.new_record('dry-run', config)
-        plan, cloud, _levels, _approved = self._plan(
+        power_rows = self.store.power_hosts()
+        period = self._plan(
             context, config, rec, self.windows(), acting=False,
-            draining=set(self.store.maintenance_hosts()))
+            draining=set(self.store.maintenance_hosts()),
+            power_rows=power_rows)
+        plan, cloud = period.plan, period.cloud
+        self.power.preview(rec, period.snapshot, period.candidates,
+                           power_rows)
         for move in plan.moves:
             record.set_outcome(rec, move.instance, {'status': 'dry-run'})
         # For ``explain INSTANCE``; too large for every period's record.
@@ -331,15 +367,18 @@ class Rebalancer:
                 instance, _ENDED.get(status, db_store.FAILED),
                 outcome.get('error'))
 
-    def _plan(self, context, config, rec, windows, acting, draining):
+    def _plan(self, context, config, rec, windows, acting, draining,
+              power_rows) -> 'Period':
         """Snapshot, (when acting) recommendations, plan, into ``rec``.
 
-        ``draining``: the hosts in maintenance.  Returns ``(plan, cloud,
-        automation levels, approved moves)``.
+        ``draining``: the hosts in maintenance; ``power_rows``: the hosts
+        out of their pool's service (``Store.power_hosts``), those entering
+        standby drained too.
         """
         snapshot, cloud, levels, late = self._snapshot(
             context, config, windows, all_instances=not acting,
-            draining=draining)
+            draining=draining | standby.entering(power_rows),
+            power_rows=power_rows)
         cands = candidates.LiveCandidates(
             context, self.host_manager, self.placement_client,
             cloud.instances)
@@ -363,10 +402,10 @@ class Rebalancer:
                                 CONF.drs.instance_metrics_timeout)
 
         rec['attention'] = live.needs_attention(cloud)
-        return plan, cloud, levels, approved
+        return Period(plan, cloud, levels, approved, snapshot, cands)
 
     def _snapshot(self, context, config, windows, all_instances,
-                  draining=frozenset()):
+                  draining=frozenset(), power_rows=None):
         """The period's snapshot, from hosts to the instances worth it.
 
         Returns ``(snapshot, cloud, automation levels, hosts whose
@@ -382,7 +421,7 @@ class Rebalancer:
         levels = {}
         for name, rows in pacing.paced(cloud.hosts.items()):
             found = aggregate_settings.host_settings(
-                name, rows.aggregates, config)
+                name, rows.aggregates, config, drs.power_management)
             levels[name] = found.automation or drs.automation
             if levels[name] == 'off':
                 found = dataclasses.replace(
@@ -405,12 +444,20 @@ class Rebalancer:
         # And those of the hosts in maintenance, every one of which leaves.
         draining = draining & cloud.hosts.keys()
         over |= draining
+        powered = bool(power_rows) or any(
+            found.power_level != 'off' for found in settings.values())
+        if config.level_gap > 0 or powered:
+            hosts = {name: live.host_snapshot(rows, statuses.get(name),
+                                              settings[name], config)
+                     for name, rows in cloud.hosts.items()}
         if config.level_gap > 0:
             # And those the planner may level from (doc/rebalancer.md).
-            over |= planner.leveling_sources({
-                name: live.host_snapshot(rows, statuses.get(name),
-                                         settings[name], config)
-                for name, rows in cloud.hosts.items()}, config)
+            over |= planner.leveling_sources(hosts, config)
+        if powered:
+            # And those power management may choose to empty for standby.
+            over |= self.power.needs_instances(standby.with_power(
+                model.Snapshot(hosts, (), config), power_rows or {},
+                draining))
         live.read_instances(
             context, cloud, None if all_instances else over,
             self._named_instances(cloud))
@@ -423,6 +470,8 @@ class Rebalancer:
             cloud, settings, statuses, measured.loads, config,
             drs.instance_cooldown, drs.quarantine_time, drs.no_return_time,
             draining, self.trends)
+        if power_rows:
+            snapshot = standby.with_power(snapshot, power_rows, draining)
         return snapshot, cloud, levels, measured.late
 
     def _named_instances(self, cloud) -> set:
@@ -430,9 +479,22 @@ class Rebalancer:
         and of open recommendations (re-validated each period)."""
         named = {migration.instance_uuid for migration in cloud.migrations
                  if migration.user_id == executor.DRS_USER}
-        named.update(rec['instance'] for rec in self.store.recommendations(
-            (db_store.PENDING, db_store.APPROVED)))
+        named.update(rec['instance'] for rec in recommendations.migrations(
+            self.store, (db_store.PENDING, db_store.APPROVED)))
         return named
+
+
+class Period(typing.NamedTuple):
+    """What :meth:`Rebalancer._plan` read and decided."""
+
+    plan: model.Plan
+    cloud: live.Cloud
+    #: Automation level by host.
+    levels: dict
+    #: Approved recommendations starting now: ``[(id, move)]``.
+    approved: list
+    snapshot: model.Snapshot
+    candidates: model.CandidatesFn
 
 
 def unmeasured(snapshot: model.Snapshot, late) -> model.Snapshot:

@@ -17,6 +17,7 @@ deleted), with one clear error in the log.
 """
 
 import dataclasses
+import datetime
 import time
 from collections.abc import Mapping
 
@@ -63,15 +64,15 @@ def with_power(snapshot: model.Snapshot, rows: Mapping[str, dict],
         else snapshot
 
 
-def unmanaged(snapshot: model.Snapshot,
-              driver: power_base.PowerDriver) -> model.Snapshot:
+def unmanaged(snapshot: model.Snapshot, driver: power_base.PowerDriver,
+              refused=frozenset()) -> model.Snapshot:
     """The snapshot with power management off for the hosts on that the
-    driver cannot switch, so that none is emptied for a power-off that
-    cannot happen."""
+    driver cannot switch, or whose power-off it ``refused`` lately, so that
+    none is emptied for a power-off that cannot happen."""
     hosts = {name: dataclasses.replace(host, power_level='off')
              for name, host in snapshot.hosts.items()
              if host.power == model.ON and host.power_level != 'off'
-             and not driver.manages(name)}
+             and (name in refused or not driver.manages(name))}
     if not hosts:
         return snapshot
     return dataclasses.replace(snapshot, hosts={**snapshot.hosts, **hosts})
@@ -118,6 +119,9 @@ class PowerPeriod:
         #: Seconds on the forecasts' clock (tests step it period by
         #: period).
         self.clock = time.time
+        #: Hosts whose power-off the driver refused, and when: left out of
+        #: power management for ``[drs] quarantine_time``.
+        self.refused: dict[str, datetime.datetime] = {}
 
     @property
     def driver(self) -> power_base.PowerDriver:
@@ -132,7 +136,7 @@ class PowerPeriod:
         option, when ``[drs] power_management`` is on."""
         if CONF.drs.power_management != 'off':
             try:
-                self.driver
+                self._driver = power_loading.load(CONF)
             except ValueError as exc:
                 raise conf.ConfigError(str(exc)) from exc
 
@@ -175,7 +179,8 @@ class PowerPeriod:
         self.forecasts, self.counters = power.observe(
             period.snapshot, self.forecasts, self.counters, self.clock(),
             cfg)
-        acting = HostPower(self.store, self.driver, self.telemetry)
+        acting = HostPower(self.store, self.driver, self.telemetry,
+                           self.refused)
         up = {name: found.up for name, found in period.cloud.hosts.items()}
         self._learn(acting.follow(
             rows, {d.host: d for d in period.plan.drains}, up))
@@ -183,12 +188,16 @@ class PowerPeriod:
         back, rows = set(rows), self.store.power_hosts()
         self._count_again(period.snapshot, back - set(rows))
         snapshot = unmanaged(with_power(period.snapshot, rows, maintenance),
-                             self.driver)
+                             self.driver, self._refused())
         unplaced = wake_pools(snapshot) if self.store.take_wake_requests() \
             else set()
         found = power.plan(snapshot, period.candidates, self.forecasts,
                            self.counters, cfg, unplaced)
         rec['power'] = found.to_dict()
+        rec['power']['notes'].extend(
+            f'host {host}: its power-off was refused at {when:%H:%M:%S}; '
+            f'left out of power management for [drs] quarantine_time'
+            for host, when in sorted(self.refused.items()))
         levels = {pool.pool: pool.level for pool in found.pools}
         destinations = {move.destination for move in period.plan.moves}
         wanted = set()
@@ -209,6 +218,15 @@ class PowerPeriod:
         rows = self.store.power_hosts()
         rec['power']['hosts'] = _shown(rows)
         self._account(with_power(snapshot, rows, maintenance))
+
+    def _refused(self) -> set:
+        """The hosts refused within ``quarantine_time``; the others are
+        forgotten."""
+        since = timeutils.utcnow() - datetime.timedelta(
+            seconds=CONF.drs.quarantine_time)
+        self.refused = {host: when for host, when in self.refused.items()
+                        if when > since}
+        return set(self.refused)
 
     def _count_again(self, snapshot: model.Snapshot, back) -> None:
         """The pools of the hosts ``back`` in service (woken and up, or
@@ -291,10 +309,13 @@ def _shown(rows: Mapping[str, dict]) -> dict:
 class HostPower:
     """Acts on the power plan: the leader owns one."""
 
-    def __init__(self, store, driver: power_base.PowerDriver, telemetry):
+    def __init__(self, store, driver: power_base.PowerDriver, telemetry,
+                 refused=None):
         self.store = store
         self.driver = driver
         self.telemetry = telemetry
+        #: Where a refused power-off is noted, host -> when.
+        self.refused = {} if refused is None else refused
 
     def act(self, action, row: dict | None) -> str:
         """Carry out one of the plan's actions; ``'done'`` or
@@ -393,6 +414,7 @@ class HostPower:
             except power_base.PowerError as exc:
                 LOG.error('DRS power: power-off of %s failed: %s', host, exc)
                 self.telemetry.power_action('power_off', 'failed')
+                self.refused[host] = timeutils.utcnow()
                 self.give_back(host, row, f'power-off failed: {exc}')
                 return
             self.store.set_power(host, model.STANDBY, detail={})

@@ -49,6 +49,7 @@ class PeriodTestCase(testtools.TestCase):
                              (rebalancer.sources, 'load')):
             self.useFixture(fixtures.MockPatchObject(module, name))
         self.store = mock.Mock(**{'maintenance_hosts.return_value': {},
+                                  'power_hosts.return_value': {},
                                   'relief_due.return_value': []})
         self.period = rebalancer.Rebalancer(
             mock.sentinel.host_manager, mock.sentinel.placement,
@@ -159,6 +160,10 @@ class RunTest(PeriodTestCase):
         self.period.store.add.assert_not_called()
 
 
+#: A period's snapshot where power management has nothing to do.
+EMPTY = model.Snapshot({}, (), model.PlannerConfig())
+
+
 def move(instance, source='h1', destination='h3'):
     return model.Move(instance=instance, source=source,
                       destination=destination, reason='cpu',
@@ -191,15 +196,17 @@ class LeadTest(PeriodTestCase):
         cloud = mock.Mock(instances={
             name: Instance(f'cell-{name}') for name in ('i0', 'i1', 'i2')})
 
-        def plan(context, config, rec, windows, acting, draining):
+        def plan(context, config, rec, windows, acting, draining,
+                 power_rows):
             self.assertTrue(acting)
             rec['moves'] = [dict(m, outcome={'status': 'planned'}) for m in (
                 {'instance': p.instance, 'source': p.source,
                  'destination': p.destination} for p in self.planned)]
             rec['hosts'] = [{'host': 'h1', 'violated': True,
                              'reason': 'hot'}]
-            return (mock.Mock(moves=self.planned), cloud, self.levels,
-                    self.approved)
+            return rebalancer.Period(
+                mock.Mock(moves=self.planned), cloud, self.levels,
+                self.approved, EMPTY, mock.sentinel.candidates)
         self.period._plan = plan
         # One log of the store's and executor's calls, in order.
         self.calls = mock.Mock()
@@ -310,7 +317,7 @@ class PlanTest(PeriodTestCase):
         result = self.period._plan(mock.sentinel.context,
                                    mock.sentinel.config, rec,
                                    mock.sentinel.windows, acting,
-                                   set())
+                                   set(), {})
         return rec, result
 
     def planned_on(self):
@@ -322,7 +329,8 @@ class PlanTest(PeriodTestCase):
         rec, result = self.plan(acting=True)
         self.period._snapshot.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
-            mock.sentinel.windows, all_instances=False, draining=set())
+            mock.sentinel.windows, all_instances=False, draining=set(),
+            power_rows={})
         self.patched['revalidate'].assert_called_once_with(
             self.store, self.snapshot)
         self.assertEqual(
@@ -333,7 +341,7 @@ class PlanTest(PeriodTestCase):
                                                         self.approved)
         self.assertEqual(
             (self.patched['plan'].return_value, self.cloud,
-             mock.sentinel.levels, self.approved), result)
+             mock.sentinel.levels, self.approved), result[:4])
         self.assertEqual([record.NOT_MEASURED_BLOCK],
                          [i.blocked for i in self.planned_on().instances])
         self.patched['add_not_relieved'].assert_called_once_with(
@@ -353,7 +361,8 @@ class PlanTest(PeriodTestCase):
         _rec, result = self.plan(acting=False)
         self.period._snapshot.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
-            mock.sentinel.windows, all_instances=True, draining=set())
+            mock.sentinel.windows, all_instances=True, draining=set(),
+            power_rows={})
         for name in ('revalidate', 'approved', 'reserve'):
             self.patched[name].assert_not_called()
         self.store.transition.assert_not_called()
@@ -487,11 +496,13 @@ class DryRunTest(PeriodTestCase):
             'i2': mock.Mock(host='h2', display_name=None)})
         planned = [move('i1')]
 
-        def plan(context, config, rec, windows, acting, draining):
+        def plan(context, config, rec, windows, acting, draining,
+                 power_rows):
             self.assertFalse(acting)
             rec['moves'] = [{'instance': 'i1',
                              'outcome': {'status': 'planned'}}]
-            return mock.Mock(moves=planned), cloud, {}, []
+            return rebalancer.Period(mock.Mock(moves=planned), cloud, {},
+                                     [], EMPTY, mock.sentinel.candidates)
         self.period._plan = plan
         self.period.windows = mock.Mock()
         rec = self.period.dry_run(None)

@@ -129,6 +129,16 @@ class HostPowerTest(testtools.TestCase):
         self.assertEqual([('off', 'h1')], self.driver.calls)
         self.enable.assert_called_once_with('h1', 'standby', True)
         self.assertIsNone(self.row())
+        self.assertEqual({'h1': NOW}, self.power.refused)
+
+    def test_a_refused_host_is_left_out_for_the_quarantine_time(self):
+        period = standby.PowerPeriod(self.store, self.telemetry)
+        period.refused.update(h1=NOW, h2=NOW - datetime.timedelta(
+            seconds=3600))
+        self.useFixture(mock.patch.object(standby.CONF.drs,
+                                          'quarantine_time', 1800))
+        self.assertEqual({'h1'}, period._refused())
+        self.assertEqual(['h1'], list(period.refused))
 
     def test_a_blocked_drain_gives_the_host_back(self):
         self.act(power.STANDBY)
