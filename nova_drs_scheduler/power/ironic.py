@@ -115,10 +115,15 @@ class IronicDriver(base.PowerDriver):
 
     def _connection(self, found):
         settings = tuple(sorted((key, value) for key, value in found.items()
-                                if key != 'node'))
+                                if key != 'node' and value))
         connection = self._connections.get(settings)
         if connection is None:
+            given = dict(settings)
+            if 'cloud' not in given:
+                # The file's settings alone: no clouds.yaml or OS_*
+                # variables merged in behind the operator's back.
+                given.update(load_yaml_config=False, load_envvars=False)
             connection = openstack.connect(api_timeout=self._timeout,
-                                           **dict(settings))
+                                           **given)
             self._connections[settings] = connection
         return connection

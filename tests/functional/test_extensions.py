@@ -1,18 +1,21 @@
 """Third-party plug-ins, chosen only by name in config.
 
 ``tests/extension_example`` is a tiny package with its own entry points:
-a filter, a weigher, a metric source, a planner policy, a scheduler driver
-and a host manager.  It is built and installed (into a temporary target
-directory put on ``sys.path``) once for this module, then selected through
-nova.conf options exactly as an operator would.
+a filter, a weigher, a metric source, a planner policy, a power driver, a
+scheduler driver and a host manager.  It is built and installed (into a
+temporary target directory put on ``sys.path``) once for this module, then
+selected through nova.conf options exactly as an operator would.
 """
 
+import atexit
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
+import fixtures
 from nova import test
 from stevedore import extension
 
@@ -20,6 +23,7 @@ from nova_drs_scheduler import conf
 from nova_drs_scheduler import filters
 from nova_drs_scheduler import service
 from nova_drs_scheduler import weighers
+from nova_drs_scheduler.power import loading as power_loading
 from nova_drs_scheduler.rebalance import policies
 from nova_drs_scheduler.rebalance import sources
 from tests.functional import base
@@ -28,12 +32,17 @@ from tests.functional.rebalance import base as rebalance_base
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(__file__)),
                        'extension_example')
 _installed = []
+_TMP = tempfile.gettempdir()
 
 
 def install_example() -> str:
     """pip-install the example package once; returns its directory."""
     if not _installed:
-        target = tempfile.mkdtemp(prefix='drs-example-ext-')
+        # Not in the test's own temporary directory (Nova's fixture sets
+        # one per test and removes it): the package serves every test of
+        # the module, and goes when the process ends.
+        target = tempfile.mkdtemp(prefix='drs-example-ext-', dir=_TMP)
+        atexit.register(shutil.rmtree, target, True)
         subprocess.run(
             [sys.executable, '-m', 'pip', 'install', '--quiet', '--no-deps',
              '--target', target, PACKAGE],
@@ -65,6 +74,15 @@ class InstalledExtensionTest(test.NoDBTestCase):
         source = sources.load(conf.CONF)
         self.assertEqual(95.0, source.host_samples(None, ['hot1'])[
             'hot1'].cpu_percent)
+
+    def test_power_driver_by_name(self):
+        self.flags(state_path=self.useFixture(fixtures.TempDir()).path)
+        self.flags(power_driver='example_file', group='drs')
+        conf.validate(conf.CONF)
+        driver = power_loading.load(conf.CONF)
+        self.assertEqual('unknown', driver.state('cn1'))
+        driver.power_off('cn1')
+        self.assertEqual('off', driver.state('cn1'))
 
 
 class ExtensionSchedulingTest(base.DRSFunctionalTestBase):

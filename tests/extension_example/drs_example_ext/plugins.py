@@ -4,6 +4,7 @@ Every class here is found by name only: operators pick it in nova.conf,
 nova-drs-scheduler loads it through the entry points in pyproject.toml.
 """
 
+import os
 import time
 
 from nova.scheduler import filters
@@ -11,6 +12,7 @@ from nova.scheduler import host_manager
 from nova.scheduler import weights
 
 from nova_drs_scheduler import manager
+from nova_drs_scheduler.power import base as power_base
 from nova_drs_scheduler.rebalance.metrics import HostSample
 from nova_drs_scheduler.rebalance.policies import seed
 from nova_drs_scheduler.rebalance.sources import base
@@ -80,3 +82,30 @@ class ExampleSchedulerManager(manager.DRSSchedulerManager):
         record = super().run_rebalance(context)
         record['driver'] = 'example_scheduler'
         return record
+
+
+class ExampleFilePowerDriver(power_base.PowerDriver):
+    """Keeps each host's power in a file under ``$state_path/example-power``:
+    a stand-in for a power switch that a script or a test can read."""
+
+    def __init__(self, conf):
+        super().__init__(conf)
+        self.folder = os.path.join(conf.state_path, 'example-power')
+        os.makedirs(self.folder, exist_ok=True)
+
+    def _write(self, host, state):
+        with open(os.path.join(self.folder, host), 'w') as handle:
+            handle.write(state)
+
+    def power_on(self, host):
+        self._write(host, power_base.ON)
+
+    def power_off(self, host):
+        self._write(host, power_base.OFF)
+
+    def state(self, host):
+        try:
+            with open(os.path.join(self.folder, host)) as handle:
+                return handle.read()
+        except FileNotFoundError:
+            return power_base.UNKNOWN
