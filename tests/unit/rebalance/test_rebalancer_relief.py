@@ -183,11 +183,14 @@ class LeadChecksReliefTest(test_rebalancer.PeriodTestCase):
         self.store.unfinished.return_value = []
         verdicts = [verdict('h1', 74.0)]
 
-        def plan(context, config, rec, windows, acting, draining):
+        def plan(context, config, rec, windows, acting, draining,
+                 power_rows):
             # Samples are read after the period started.
             clock.advance_time_delta(datetime.timedelta(seconds=5))
             rec['hosts'] = verdicts
-            return (mock.Mock(moves=[]), mock.Mock(instances={}), {}, [])
+            return rebalancer.Period(
+                mock.Mock(moves=[]), mock.Mock(instances={}), {}, [],
+                test_rebalancer.EMPTY, mock.sentinel.candidates)
         self.period._plan = plan
         calls = mock.Mock()
         calls.attach_mock(self.store, 'store')
