@@ -356,9 +356,11 @@ class _PoolPlan:
             entering=tuple(h.name for h in self.entering),
             counter=self.counter, needed=needed, reason=reason)
 
-    def action(self, kind, host, reason, gb=0.0):
-        return PowerAction(kind, host.name, self.pool.key, reason, gb,
-                           _percent(self.upper, self.taking + self.waking))
+    def action(self, kind, host, reason, **extra):
+        return PowerAction(kind, host.name, self.pool.key, reason,
+                           forecast=_percent(self.upper,
+                                             self.taking + self.waking),
+                           **extra)
 
     def run(self):
         cfg = self.config
@@ -470,7 +472,7 @@ class _PoolPlan:
                           f'{self.counter} periods; host {host.name} is the '
                           f'cheapest to empty ({gb:.1f} GB to move)')
                 return (self.verdict(reason, needed),
-                        self.action(STANDBY, host, reason, round(gb, 3)))
+                        self.action(STANDBY, host, reason, gb=round(gb, 3)))
             refused.append(f'{host.name}: {problem}')
         detail = '; '.join(refused) or 'no host may enter standby'
         return self.verdict(f'utilization {_fmt(self.utilization)} under '

@@ -103,6 +103,27 @@ class ObserveTest(testtools.TestCase):
         forecasts, _ = power.observe(pooled, {}, {}, 0.0, CONFIG)
         self.assertEqual({None, 'A', 'B'}, set(forecasts))
 
+    def test_hosts_with_no_capacity_or_an_entering_one_take_no_load(self):
+        snapshot = snap([
+            host('a', 40.0), h.host('z', 90.0, vcpus=0, memory_mb=1024,
+                                    power_level=AUTO),
+            h.host('y', 90.0, vcpus=4, memory_mb=-1, power_level=AUTO),
+            # Entering standby, even if a caller forgot the drain flag.
+            host('e', 0.0, power=model.ENTERING)])
+        forecasts, counters = power.observe(snapshot, {}, {None: 3}, 0.0,
+                                            CONFIG)
+        self.assertAlmostEqual(4.0, forecasts[None].level)
+        self.assertEqual({None: 4}, counters)  # 4 cores on a's 10: 40 %
+        result = plan(snapshot, forecasts)
+        self.assertEqual(('a',), result.pools[0].on)
+        self.assertAlmostEqual(40.0, result.pools[0].utilization)
+
+    def test_one_vcpu_is_a_capacity(self):
+        snapshot = snap([h.host('a', 10.0, vcpus=1, memory_mb=1024,
+                                power_level=AUTO)])
+        _, counters = power.observe(snapshot, {}, {None: 3}, 0.0, CONFIG)
+        self.assertEqual({None: 4}, counters)
+
     def test_a_pool_with_no_measured_host_keeps_its_forecast(self):
         old = steady({None: 3.0})
         forecasts, counters = power.observe(
@@ -162,9 +183,23 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual(['b'], [a.host for a in result.actions])
 
     def test_an_empty_host_goes_first(self):
-        result = plan(self.quiet(extra=[host('z', 0.0)]),
+        # Its state read from the database: equal to ON, not identical.
+        result = plan(self.quiet(extra=[host('z', 0.0,
+                                             power=h.fresh(model.ON))]),
                       steady({None: 4.0}))
         self.assertEqual([('z', 0.0)],
+                         [(a.host, a.gb) for a in result.actions])
+
+    def test_gb_to_move_rounded_to_the_megabyte(self):
+        hosts = [host('a', 10.0), host('b', 10.0), host('c', 10.0)]
+        result = plan(snap(hosts, [h.instance('a1', 'a', 0.5,
+                                              memory_mb=1000),
+                                   h.instance('b1', 'b', 0.5,
+                                              memory_mb=2000),
+                                   h.instance('c1', 'c', 0.5,
+                                              memory_mb=3000)]),
+                      steady({None: 3.0}))
+        self.assertEqual([('a', 0.977)],
                          [(a.host, a.gb) for a in result.actions])
 
     def test_destinations_stay_under_the_band_top(self):
@@ -189,6 +224,29 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual(2, result.pools[0].needed)
         self.assertIn('a: instance a1 has no allowed destination in the '
                       'pool left under the band top', result.pools[0].reason)
+
+    def test_a_fraction_of_a_point_over_the_top_refuses(self):
+        # a and c may take b's instance (their own level is off); a band
+        # whose middle lets two hosts hold the pool's 15.7 cores.
+        config = dataclasses.replace(CONFIG, band_low=80.0)
+        instances = [h.instance('b1', 'b', 0.55, memory_mb=1024)]
+        for cpu, chosen in ((76.0, []), (75.4, ['b'])):
+            hosts = [host('a', cpu, level='off'), host('b', 5.0),
+                     host('c', cpu, level='off')]
+            result = plan(snap(hosts, instances), steady({None: 15.7}),
+                          config=config)
+            self.assertEqual(chosen, [a.host for a in result.actions], cpu)
+
+    def test_destinations_stay_under_their_ram_threshold(self):
+        # b1 uses half of its 1 GB: the pool's memory in use fits a alone
+        # either way, a's RAM with all of b1's does not at 80.1 %.
+        instances = [h.instance('b1', 'b', 0.5, memory_mb=1024)]
+        for ram, chosen in ((80.0, ['b']), (80.1, [])):
+            hosts = [host('a', 20.0, ram=ram, level='off'),
+                     host('b', 5.0, ram=5.0)]
+            result = plan(snap(hosts, instances), steady({None: 2.5}))
+            self.assertEqual(chosen, [a.host for a in result.actions], ram)
+            self.assertEqual(1, result.pools[0].needed)
 
     def test_all_instances_placed_together_under_the_top(self):
         # Each of b's instances fits on a alone, not both together.
@@ -242,6 +300,14 @@ class StandbyTest(testtools.TestCase):
         seen.clear()
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
         self.assertEqual([('b1', []), ('b2', ['b1'])], seen)
+        # Equal memory: the one with more vCPUs first, then by uuid.
+        instances = [h.instance('b1', 'b', 0.5, memory_mb=2048, vcpus=2),
+                     h.instance('b2', 'b', 0.5, memory_mb=2048, vcpus=4),
+                     h.instance('b3', 'b', 0.5, memory_mb=2048, vcpus=4),
+                     *instances[2:]]
+        seen.clear()
+        plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
+        self.assertEqual(['b2', 'b3', 'b1'], [uuid for uuid, _ in seen])
 
     def test_waits_for_the_low_counter(self):
         result = plan(self.quiet(), steady({None: 4.0}),
@@ -389,7 +455,8 @@ class WakeTest(testtools.TestCase):
         # Now 14 cores on 20 vCPUs: 70 %, under the top.
         result = plan(self.pool(cpu=70.0), {None: rising}, counters={})
         [action] = result.actions
-        self.assertEqual((power.WAKE, 's2'), (action.kind, action.host))
+        self.assertEqual((power.WAKE, 's2', 0.0),
+                         (action.kind, action.host, action.gb))
         self.assertIn('demand forecast', action.reason)
         self.assertIn('in 900 s, over the band top 81%', action.reason)
         self.assertGreater(action.forecast, 81.0)
@@ -442,6 +509,18 @@ class WakeTest(testtools.TestCase):
         self.assertIn('the forecast needs 2 host(s) under the band top and '
                       'the reserve 1 more; 2 take load or wake',
                       result.actions[0].reason)
+
+    def test_a_lone_host_with_a_reserve_wakes_one(self):
+        hosts = [host('a', 30.0),
+                 host('s', None, power=model.STANDBY, schedulable=False)]
+        config = dataclasses.replace(CONFIG, reserve_hosts=1)
+        result = plan(snap(hosts), steady({None: 3.0}), config=config)
+        self.assertEqual(['s'], [a.host for a in result.actions])
+        self.assertIn('the forecast needs 1 host(s) under the band top and '
+                      'the reserve 1 more; 1 take load or wake',
+                      result.actions[0].reason)
+        result = plan(snap(hosts), steady({None: 3.0}))
+        self.assertEqual((), result.actions)
 
     def test_name_breaks_a_tie(self):
         hosts = [host('a', 95.0),
