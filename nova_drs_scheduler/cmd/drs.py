@@ -23,8 +23,8 @@ def _patch(command: str) -> int:
     # eventlet's and Nova's deprecation notices would only bury its output.
     warnings.filterwarnings('ignore', module='nova.monkey_patch')
     # Native threads on Nova 33 still let futurist import the installed
-    # eventlet (Nova 34 blocks it): its notice went to stderr at every
-    # command, and an error was no longer one line.
+    # eventlet (Nova 34 blocks it): its notice would go to stderr at every
+    # command, and an error would not be one line.
     warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
     logging.getLogger('nova.monkey_patch').setLevel(logging.ERROR)
     try:
