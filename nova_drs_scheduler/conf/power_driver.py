@@ -47,9 +47,7 @@ OPTS = [
         max=3600.0,
         help='Seconds one power call may take (logging in to the BMC or '
              'Ironic, the request and, for power-on, seeing the machine '
-             'on) before it fails. A failed standby leaves the host on '
-             'with its service enabled; a failed wake lets the next '
-             'period try another host.'),
+             'on) before it fails with one error naming the host.'),
 ]
 
 
