@@ -306,12 +306,11 @@ def plan(snapshot: model.Snapshot, candidates: model.CandidatesFn,
 
 
 def _level(hosts) -> str:
-    return max((h.power_level for h in hosts), key=_rank, default='off')
-
-
-def _rank(level: str) -> int:
+    """The most permissive level among the hosts' (one it does not know
+    counts as ``off``)."""
     levels = aggregate_settings.LEVELS
-    return levels.index(level) if level in levels else 0
+    return levels[max((levels.index(h.power_level) for h in hosts
+                       if h.power_level in levels), default=0)]
 
 
 def _fmt(value: float | None) -> str:
@@ -498,7 +497,8 @@ class _PoolPlan:
         each on the least loaded allowed host; '' when all fit under the
         band's top, else why not."""
         cfg, hosts = self.config, self.snapshot.hosts
-        cpu = {h.name: max(h.cpu_percent, h.cpu_expected or 0.0)
+        # At their outlook, as the planner judges a destination.
+        cpu = {h.name: h.cpu_percent + planner._lag(h)
                for h in self.taking
                if h.cpu_percent is not None and h.schedulable}
         ram = {h.name: h.ram_percent for h in self.taking}
@@ -518,7 +518,8 @@ class _PoolPlan:
                 if load > cfg.band_high or (
                         memory is not None and memory > dest.ram_threshold):
                     continue
-                if best is None or (load, name) < best[:2]:
+                # By name, so the first of equally loaded hosts stays.
+                if best is None or load < best[0]:
                     best = (load, name, memory)
             if best is None:
                 return (f'instance {instance.uuid} has no allowed '

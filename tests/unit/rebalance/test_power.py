@@ -189,6 +189,15 @@ class StandbyTest(testtools.TestCase):
                       steady({None: 4.0}))
         self.assertEqual([('z', 0.0)],
                          [(a.host, a.gb) for a in result.actions])
+        self.assertIn('z', result.pools[0].on)
+        # An instance's host read from the database too.
+        snapshot = self.quiet()
+        instances = [dataclasses.replace(i, host=h.fresh(i.host))
+                     for i in snapshot.instances]
+        result = plan(dataclasses.replace(snapshot, instances=instances),
+                      steady({None: 4.0}))
+        self.assertEqual([('b', 2.0)],
+                         [(a.host, a.gb) for a in result.actions])
 
     def test_gb_to_move_rounded_to_the_megabyte(self):
         hosts = [host('a', 10.0), host('b', 10.0), host('c', 10.0)]
@@ -236,6 +245,26 @@ class StandbyTest(testtools.TestCase):
             result = plan(snap(hosts, instances), steady({None: 15.7}),
                           config=config)
             self.assertEqual(chosen, [a.host for a in result.actions], cpu)
+        # Exactly at the top is under it; a tenth over is not.
+        instances = [h.instance('b1', 'b', 0.5, memory_mb=1024)]
+        for cpu, chosen in ((76.0, ['b']), (76.1, [])):
+            hosts = [host('a', cpu, level='off'), host('b', 5.0),
+                     host('c', cpu, level='off')]
+            result = plan(snap(hosts, instances), steady({None: 15.7}),
+                          config=config)
+            self.assertEqual(chosen, [a.host for a in result.actions], cpu)
+
+    def test_destinations_are_judged_at_their_outlook(self):
+        # a is at 50 % now but usually at 78 %: b's 5 % would take it
+        # over the top.
+        instances = [h.instance('b1', 'b', 0.5, memory_mb=1024)]
+        hosts = [host('a', 50.0, level='off', cpu_expected=78.0),
+                 host('b', 5.0)]
+        result = plan(snap(hosts, instances), steady({None: 5.5}))
+        self.assertEqual((), result.actions)
+        hosts[0] = host('a', 50.0, level='off', cpu_expected=40.0)
+        result = plan(snap(hosts, instances), steady({None: 5.5}))
+        self.assertEqual(['b'], [a.host for a in result.actions])
 
     def test_destinations_stay_under_their_ram_threshold(self):
         # b1 uses half of its 1 GB: the pool's memory in use fits a alone
@@ -309,7 +338,31 @@ class StandbyTest(testtools.TestCase):
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
         self.assertEqual(['b2', 'b3', 'b1'], [uuid for uuid, _ in seen])
 
+    def test_each_instance_to_the_least_loaded_host(self):
+        where = []
+
+        def record(instance, snapshot):
+            where.append([(m.instance, m.destination)
+                          for m in snapshot.planned])
+            return h.allow_all(instance, snapshot)
+        hosts = [host('a', 30.0), host('b', 1.0), host('c', 10.0),
+                 host('d', 10.0)]
+        instances = [h.instance('b1', 'b', 0.1, memory_mb=2048),
+                     h.instance('b2', 'b', 0.05, memory_mb=1024),
+                     h.instance('b3', 'b', 0.05, memory_mb=512),
+                     *(h.instance(f'{n}1', n, 0.1, memory_mb=8192)
+                       for n in 'acd')]
+        result = plan(snap(hosts, instances), steady({None: 5.2}),
+                      candidates=record)
+        self.assertEqual(['b'], [a.host for a in result.actions])
+        # c and d tie at 10 %: b1 to c, the first by name; b2 to d, now
+        # the least loaded; b3 is offered with both placements done.
+        self.assertEqual([('b1', 'c'), ('b2', 'd')], where[-1])
+
     def test_waits_for_the_low_counter(self):
+        result = plan(self.quiet(), steady({None: 4.0}),
+                      counters={None: 3})
+        self.assertEqual(['b'], [a.host for a in result.actions])
         result = plan(self.quiet(), steady({None: 4.0}),
                       counters={None: 2})
         self.assertEqual((), result.actions)
@@ -335,6 +388,13 @@ class StandbyTest(testtools.TestCase):
         config = dataclasses.replace(CONFIG, reserve_hosts=2)
         self.assertEqual((), plan(snapshot, steady({None: 4.0}),
                                   config=config).actions)
+        # Two hosts, one needed: the reserve keeps the other.
+        two = snap([host('a', 10.0), host('b', 10.0)])
+        config = dataclasses.replace(CONFIG, reserve_hosts=1)
+        self.assertEqual((), plan(two, steady({None: 2.0}),
+                                  config=config).actions)
+        self.assertEqual(['a'], [a.host for a in plan(
+            two, steady({None: 2.0})).actions])
 
     def test_standby_leaves_the_middle_and_a_wake_waits_for_the_top(self):
         # 14 cores: two hosts hold them under the top (16.2), not under the
@@ -397,6 +457,15 @@ class StandbyTest(testtools.TestCase):
         result = plan(mixed, steady({None: 4.0}))
         self.assertEqual(['c'], [a.host for a in result.actions])
         self.assertEqual(AUTO, result.pools[0].level)
+        # Whatever the order; a level it does not know counts as off.
+        for levels, pool_level in ((('off', 'manual', 'bogus'), 'manual'),
+                                   (('bogus', 'off', 'off'), 'off')):
+            hosts = dataclasses.replace(snapshot, hosts={
+                n: dataclasses.replace(x, power_level=level)
+                for (n, x), level in zip(sorted(snapshot.hosts.items()),
+                                         levels, strict=True)})
+            self.assertEqual(pool_level, plan(
+                hosts, steady({None: 4.0})).pools[0].level)
 
     def test_unschedulable_unmeasured_or_maintenance_hosts_stay(self):
         hosts = [host('a', 10.0), host('b', 10.0, schedulable=False),
@@ -509,6 +578,15 @@ class WakeTest(testtools.TestCase):
         self.assertIn('the forecast needs 2 host(s) under the band top and '
                       'the reserve 1 more; 2 take load or wake',
                       result.actions[0].reason)
+
+    def test_a_reserve_already_kept_wakes_nothing(self):
+        # 14 cores need two hosts at 81 %; three take load: the reserve.
+        hosts = [host('a', 50.0), host('b', 50.0), host('c', 40.0),
+                 host('s', None, power=model.STANDBY, schedulable=False)]
+        config = dataclasses.replace(CONFIG, reserve_hosts=1)
+        result = plan(snap(hosts), steady({None: 14.0}), config=config)
+        self.assertEqual([], [a.kind for a in result.actions
+                              if a.kind == power.WAKE])
 
     def test_a_lone_host_with_a_reserve_wakes_one(self):
         hosts = [host('a', 30.0),
