@@ -134,15 +134,15 @@ class SilentBmcTest(testtools.TestCase):
         self.assertTrue(silent.socket.recv(4096))
 
 
-class UnderEventletTest(testtools.TestCase):
-    """The functional tests and Nova's eventlet mode patch the stdlib."""
+class ConcurrencyModesTest(testtools.TestCase):
+    """The driver in a fresh process, with eventlet's patching (Nova's
+    eventlet mode, the functional tests) and without it (the scheduler's
+    threading mode), whatever this test process runs under."""
 
-    def test_driver_works_monkey_patched(self):
+    def _power_cycle(self, patch: str, patched: bool):
         server = self.useFixture(bmc.BmcFixture(USER, PASSWORD))
         path = tempfiles.write(self, section('cn1', server.port), '.conf')
-        script = textwrap.dedent(f'''
-            import eventlet
-            eventlet.monkey_patch()
+        script = patch + textwrap.dedent(f'''
             from oslo_config import cfg
             from nova_drs_scheduler import conf as drs_conf
             from nova_drs_scheduler.power import ipmi
@@ -156,13 +156,21 @@ class UnderEventletTest(testtools.TestCase):
             print(driver.state('cn1'))
             driver.power_on('cn1')
             print(driver.state('cn1'))
+            from eventlet import patcher
+            assert patcher.is_monkey_patched('thread') == {patched}
         ''')
         done = subprocess.run([sys.executable, '-c', script],
-                              capture_output=True, text=True, timeout=60,
+                              capture_output=True, text=True, timeout=90,
                               check=False, cwd=os.getcwd())
         self.assertEqual(0, done.returncode, done.stderr)
         self.assertEqual(['off', 'on'], done.stdout.split())
         self.assertEqual('on', server.power())
+
+    def test_eventlet_patched(self):
+        self._power_cycle('import eventlet\neventlet.monkey_patch()\n', True)
+
+    def test_plain_threads(self):
+        self._power_cycle('', False)
 
 
 class ClassifyTest(testtools.TestCase):
