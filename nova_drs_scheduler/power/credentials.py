@@ -15,6 +15,8 @@ import configparser
 import os
 import stat
 
+from nova_drs_scheduler.power import base
+
 OPTION = '[drs] power_credentials_file'
 
 
@@ -116,3 +118,23 @@ def read(conf, driver: str, required: frozenset[str],
     if not hosts:
         raise _problem(f'{path} has no [host] section.')
     return hosts
+
+
+def of(conf, hosts: dict[str, HostCredentials], host: str,
+       verb: str) -> HostCredentials:
+    """``host``'s credentials, or the PowerError saying the file has none."""
+    found = hosts.get(host)
+    if found is None:
+        raise base.PowerError(
+            host, f'{verb} failed: the credentials file '
+                  f'{conf.drs.power_credentials_file} has no [{host}] '
+                  'section.')
+    return found
+
+
+def scrub(text: str, found: HostCredentials) -> str:
+    """``text`` (a library's error) without the host's user or password."""
+    for key in ('password', 'username'):
+        if found.get(key):
+            text = text.replace(found[key], '***')
+    return text

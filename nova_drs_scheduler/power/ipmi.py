@@ -51,12 +51,7 @@ class IpmiDriver(base.PowerDriver):
 
     def _call(self, host: str, action: str) -> str:
         verb = _VERBS[action]
-        found = self._hosts.get(host)
-        if found is None:
-            raise base.PowerError(
-                host, f'{verb} failed: the credentials file '
-                      f'{self.conf.drs.power_credentials_file} has no '
-                      f'[{host}] section.')
+        found = credentials.of(self.conf, self._hosts, host, verb)
         port = _port(self.conf, host, found)
         bmc = f'{found["address"]}:{port}'
         request = {'action': action, 'address': found['address'],
@@ -67,7 +62,6 @@ class IpmiDriver(base.PowerDriver):
                    'wait': max(1, int(self._timeout) - 3)}
         LOG.debug('IPMI %s of host %s through the BMC at %s', verb, host, bmc)
         stdout, stderr, returncode, expired = self._run(json.dumps(request))
-        secrets = (found['password'], found['username'])
         try:
             answer = json.loads(stdout)
         except ValueError:
@@ -79,10 +73,10 @@ class IpmiDriver(base.PowerDriver):
             lines = stderr.strip().splitlines() or ['no output']
             raise base.PowerError(
                 host, f'{verb} failed: the IPMI process ended with status '
-                      f'{returncode} ({_scrub(lines[-1], secrets)}).'
+                      f'{returncode} ({credentials.scrub(lines[-1], found)}).'
             ) from None
         if 'error' in answer:
-            detail = _scrub(answer['detail'], secrets)
+            detail = credentials.scrub(answer['detail'], found)
             raise base.PowerError(host, _failure(verb, bmc, answer['error'],
                                                  detail))
         return answer['state']
@@ -122,13 +116,6 @@ def _failure(verb: str, bmc: str, kind: str, detail: str) -> str:
     if kind == 'address':
         return f'{verb} failed: cannot reach the BMC address {bmc} ({detail}).'
     return f'{verb} failed: the BMC at {bmc} answered: {detail}.'
-
-
-def _scrub(text: str, secrets) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, '***')
-    return text
 
 
 def _port(conf, host: str, found) -> int:

@@ -85,12 +85,7 @@ class IronicDriver(base.PowerDriver):
         return self._call(host, 'power state', read)
 
     def _call(self, host: str, verb: str, action):
-        found = self._hosts.get(host)
-        if found is None:
-            raise base.PowerError(
-                host, f'{verb} failed: the credentials file '
-                      f'{self.conf.drs.power_credentials_file} has no '
-                      f'[{host}] section.')
+        found = credentials.of(self.conf, self._hosts, host, verb)
         node = found['node']
         try:
             return action(self._connection(found).baremetal, node)
@@ -105,13 +100,9 @@ class IronicDriver(base.PowerDriver):
             ) from None
         except (sdk_exceptions.SDKException,
                 ks_exceptions.ClientException) as exc:
-            text = str(exc)
-            for secret in (found.get('password'), found.get('username')):
-                if secret:
-                    text = text.replace(secret, '***')
             raise base.PowerError(
-                host, f'{verb} failed for Ironic node {node}: {text}'
-            ) from None
+                host, f'{verb} failed for Ironic node {node}: '
+                      f'{credentials.scrub(str(exc), found)}') from None
 
     def _connection(self, found):
         settings = tuple(sorted((key, value) for key, value in found.items()

@@ -207,6 +207,17 @@ class ConfigTest(testtools.TestCase):
             self.assertIn('[drs] power_credentials_file', str(error))
             self.assertIn('[cn1] port', str(error))
 
+    def test_a_crashed_helper_is_one_scrubbed_error(self):
+        driver = ipmi.IpmiDriver(make_conf(self, section('cn1', 623)))
+        self.useFixture(fixtures.MockPatchObject(
+            driver, '_run', return_value=(
+                '', f'Traceback (most recent call last):\nValueError: '
+                    f'{USER} {PASSWORD}\n', 1, False)))
+        error = self.assertRaises(base.PowerError, driver.power_off, 'cn1')
+        self.assertEqual(
+            'power management of host cn1: power off failed: the IPMI '
+            'process ended with status 1 (ValueError: *** ***).', str(error))
+
     def test_missing_password(self):
         error = self.assertRaises(
             ValueError, ipmi.IpmiDriver,
