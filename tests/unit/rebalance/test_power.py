@@ -91,7 +91,7 @@ class ObserveTest(testtools.TestCase):
         snapshot = snap([host('a', 10.0, pool='A'), host('b', 60.0,
                                                          pool='B'),
                          host('u', 10.0)],
-                        mode='aggregate')
+                        mode=h.fresh('aggregate'))
         old = steady({'gone': 3.0})
         forecasts, counters = power.observe(snapshot, old, {'gone': 9},
                                             0.0, CONFIG)
@@ -124,6 +124,19 @@ class ObserveTest(testtools.TestCase):
         _, counters = power.observe(snapshot, {}, {None: 3}, 0.0, CONFIG)
         self.assertEqual({None: 4}, counters)
 
+    def test_hosts_whose_instances_a_standby_needs(self):
+        snapshot = snap([host('a', 10.0, pool='A'),
+                         host('b', 10.0, pool='A', level='off'),
+                         host('c', None, pool='A'),
+                         host('d', 10.0, pool='B'),
+                         host('s', None, pool='A', power=model.STANDBY)],
+                        mode='aggregate')
+        for counters, wanted in (({'A': 3, 'B': 2}, {'a'}),
+                                 ({'A': 4, 'B': 3}, {'a', 'd'}),
+                                 ({'A': 2}, set())):
+            self.assertEqual(wanted, power.needs_instances(
+                snapshot, counters, CONFIG), counters)
+
     def test_a_pool_with_no_measured_host_keeps_its_forecast(self):
         old = steady({None: 3.0})
         forecasts, counters = power.observe(
@@ -142,6 +155,14 @@ class StandbyTest(testtools.TestCase):
                      h.instance('b1', 'b', 1.0, memory_mb=2048),
                      h.instance('c1', 'c', 1.0, memory_mb=3072)]
         return snap(hosts, instances, **kwargs)
+
+    def test_gb_not_rounded_before_comparing(self):
+        hosts = [host('a', 10.0), host('b', 10.0), host('c', 10.0)]
+        instances = [h.instance('a1', 'a', 0.5, memory_mb=1000),
+                     h.instance('b1', 'b', 0.5, memory_mb=900),
+                     h.instance('c1', 'c', 0.5, memory_mb=1023)]
+        result = plan(snap(hosts, instances), steady({None: 3.0}))
+        self.assertEqual(['b'], [a.host for a in result.actions])
 
     def test_the_host_with_fewest_gb_to_move(self):
         result = plan(self.quiet(), steady({None: 4.0}))
@@ -372,6 +393,10 @@ class StandbyTest(testtools.TestCase):
                       steady({None: 12.0}), counters={None: 0})
         self.assertEqual('utilization 60.0% within the band 45-81%: no '
                          'standby', result.pools[0].reason)
+        result = plan(snap([host('a', 45.0), host('b', 45.0)]),
+                      steady({None: 9.0}), counters={None: 0})
+        self.assertEqual('utilization 45.0% within the band 45-81%: no '
+                         'standby', result.pools[0].reason)
 
     def test_minimum_and_reserve(self):
         snapshot = self.quiet()
@@ -420,11 +445,11 @@ class StandbyTest(testtools.TestCase):
 
     def test_memory_in_use_needs_hosts_too(self):
         hosts = [host('a', 10.0, ram=80.0), host('b', 10.0, ram=80.0),
-                 host('c', 10.0, ram=10.0)]
+                 host('c', 10.0, ram=20.0)]
         result = plan(snap(hosts), steady({None: 3.0}))
-        # 17 GB in use; two hosts hold 18 at 90 %.
+        # 18 GB in use; two hosts hold exactly 18 at 90 %.
         self.assertEqual(['a'], [a.host for a in result.actions])
-        hosts[2] = host('c', 10.0, ram=30.0)
+        hosts[2] = host('c', 10.0, ram=20.1)
         result = plan(snap(hosts), steady({None: 3.0}))
         self.assertEqual((), result.actions)
 
@@ -579,6 +604,15 @@ class WakeTest(testtools.TestCase):
                       'the reserve 1 more; 2 take load or wake',
                       result.actions[0].reason)
 
+    def test_demand_exactly_at_the_top_of_all_hosts(self):
+        hosts = [host('a', 80.0), host('b', 80.0),
+                 host('s', None, power=model.STANDBY, schedulable=False)]
+        result = plan(snap(hosts), steady({None: 16.2}))
+        self.assertEqual(((), 2), (result.actions, result.pools[0].needed))
+        result = plan(snap(hosts), steady({None: 16.25}))
+        self.assertEqual((['s'], 3), ([a.host for a in result.actions],
+                                      result.pools[0].needed))
+
     def test_a_reserve_already_kept_wakes_nothing(self):
         # 14 cores need two hosts at 81 %; three take load: the reserve.
         hosts = [host('a', 50.0), host('b', 50.0), host('c', 40.0),
@@ -663,6 +697,32 @@ class CancelTest(testtools.TestCase):
         self.assertEqual([('cancel', 'e')],
                          [(a.kind, a.host) for a in result.actions])
         self.assertIn('power management is off', result.actions[0].reason)
+
+
+class PlanTest(testtools.TestCase):
+
+    def test_pools_in_key_order_and_notes_on_hosts_left_alone(self):
+        hosts = [host('a1', 10.0, pool='B'), host('b1', 10.0, pool='A'),
+                 host('x', None, pool='A', power=model.STANDBY,
+                      excluded=True),
+                 host('y', 10.0, pool='A', excluded=True),
+                 host('z', None, power=model.WAKING)]
+        result = plan(snap(hosts, mode='aggregate'), {}, counters={})
+        self.assertEqual(['A', 'B'], [p.pool for p in result.pools])
+        self.assertEqual((
+            'host x: standby but outside power management (opted out of '
+            'DRS, no capacity or unaggregated): left as is',
+            'host z: waking but outside power management (opted out of '
+            'DRS, no capacity or unaggregated): left as is'), result.notes)
+        result = plan(snap(hosts[:2], mode='aggregate'), {}, counters={})
+        self.assertEqual((), result.notes)
+
+    def test_results_are_immutable(self):
+        result = plan(snap([host('a', 95.0), host(
+            's', None, power=model.STANDBY)]), steady({None: 9.5}))
+        for frozen in (result, result.actions[0], result.pools[0]):
+            self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                              frozen, 'reason', '')
 
 
 class PlannerDrainTest(testtools.TestCase):
