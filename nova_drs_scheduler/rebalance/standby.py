@@ -133,8 +133,10 @@ class PowerPeriod:
 
     def prepare(self) -> None:
         """At service start: the driver, or one clear error naming the
-        option, when ``[drs] power_management`` is on."""
-        if CONF.drs.power_management != 'off':
+        option, when ``[drs] power_management`` is on or a driver other
+        than ``noop`` is set (aggregates may turn it on later)."""
+        if (CONF.drs.power_management != 'off'
+                or CONF.drs.power_driver != 'noop'):
             try:
                 self._driver = power_loading.load(CONF)
             except ValueError as exc:

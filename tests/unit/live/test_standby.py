@@ -6,6 +6,7 @@ import datetime
 from unittest import mock
 
 import testtools
+from oslo_config import fixture as config_fixture
 from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.db import migration
@@ -176,6 +177,31 @@ class HostPowerTest(testtools.TestCase):
         row = self.row()
         self.assertEqual('standby', row['state'])
         self.assertIn('refused by the BMC', row['detail']['error'])
+
+
+class PrepareTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = self.useFixture(
+            config_fixture.Config(standby.CONF)).config
+        self.period = standby.PowerPeriod(mock.sentinel.store,
+                                          mock.sentinel.telemetry)
+
+    def test_a_driver_that_cannot_start_stops_the_service(self):
+        self.config(power_driver='ipmi', group='drs')
+        error = self.assertRaises(standby.conf.ConfigError,
+                                  self.period.prepare)
+        self.assertIn('[drs] power_credentials_file', str(error))
+
+    def test_built_once_at_start_when_on(self):
+        self.config(power_management='automatic', group='drs')
+        self.period.prepare()
+        self.assertIs(self.period._driver, self.period.driver)
+
+    def test_nothing_built_when_off_with_noop(self):
+        self.period.prepare()
+        self.assertIsNone(self.period._driver)
 
 
 class SnapshotTest(testtools.TestCase):
