@@ -255,7 +255,8 @@ def needs_instances(snapshot: model.Snapshot, counters: Mapping,
 
 
 def _standby_candidate(host: model.HostSnapshot) -> bool:
-    return (host.power == model.ON and host.power_level != 'off'
+    return (host.power == model.ON
+            and host.power_level in aggregate_settings.LEVELS[1:]
             and not host.draining and host.schedulable
             and host.cpu_percent is not None)
 

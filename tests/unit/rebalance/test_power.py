@@ -56,6 +56,13 @@ class CountTest(testtools.TestCase):
         self.assertEqual(0, power.count(2, 45.0, CONFIG))
         self.assertEqual(0, power.count(7, None, CONFIG))
         self.assertEqual(1, power.count(0, 0.0, CONFIG))
+        self.assertEqual(4, power.count(3, 10.0, CONFIG))
+
+    def test_the_band_middle(self):
+        self.assertEqual(63.0, CONFIG.target)
+        self.assertEqual(65.5, power.PowerConfig(band_low=50.0).target)
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, CONFIG,
+                          'band_low', 1.0)
 
 
 class ObserveTest(testtools.TestCase):
@@ -98,6 +105,10 @@ class ObserveTest(testtools.TestCase):
         # Unaggregated hosts are ignored (unaggregated_hosts=ignore).
         self.assertEqual({'A', 'B'}, set(forecasts))
         self.assertEqual({'A': 1, 'B': 0}, counters)
+        fresh = dataclasses.replace(snapshot, config=dataclasses.replace(
+            snapshot.config, unaggregated_hosts=h.fresh('ignore')))
+        forecasts, _ = power.observe(fresh, {}, {}, 0.0, CONFIG)
+        self.assertEqual({'A', 'B'}, set(forecasts))
         pooled = dataclasses.replace(snapshot, config=dataclasses.replace(
             snapshot.config, unaggregated_hosts='pool'))
         forecasts, _ = power.observe(pooled, {}, {}, 0.0, CONFIG)
@@ -108,6 +119,7 @@ class ObserveTest(testtools.TestCase):
             host('a', 40.0), h.host('z', 90.0, vcpus=0, memory_mb=1024,
                                     power_level=AUTO),
             h.host('y', 90.0, vcpus=4, memory_mb=-1, power_level=AUTO),
+            h.host('x', 90.0, vcpus=4, memory_mb=0, power_level=AUTO),
             # Entering standby, even if a caller forgot the drain flag.
             host('e', 0.0, power=model.ENTERING)])
         forecasts, counters = power.observe(snapshot, {}, {None: 3}, 0.0,
@@ -129,7 +141,8 @@ class ObserveTest(testtools.TestCase):
                          host('b', 10.0, pool='A', level='off'),
                          host('c', None, pool='A'),
                          host('d', 10.0, pool='B'),
-                         host('s', None, pool='A', power=model.STANDBY)],
+                         host('s', 10.0, pool='A', power=model.STANDBY),
+                         host('u', 10.0, pool='A', level='bogus')],
                         mode='aggregate')
         for counters, wanted in (({'A': 3, 'B': 2}, {'a'}),
                                  ({'A': 4, 'B': 3}, {'a', 'd'}),
@@ -328,6 +341,25 @@ class StandbyTest(testtools.TestCase):
         result = plan(snap(hosts, instances), steady({None: 8.8}),
                       config=dataclasses.replace(CONFIG, band_low=50.0))
         self.assertEqual(['b'], [a.host for a in result.actions])
+
+    def test_never_back_to_itself_nor_to_a_host_off(self):
+        hosts = [host('a', 10.0), host('b', 10.0), host('c', 10.0),
+                 host('a0', None, power=model.STANDBY, schedulable=False)]
+        instances = [h.instance(f'{n}1', n, 0.5, memory_mb=size)
+                     for n, size in (('a', 1024), ('b', 2048), ('c', 4096))]
+
+        def offer(*names):
+            def candidates(instance, snapshot):
+                return model.Candidates(allowed=[
+                    h.fresh(n) if n != 'self' else h.fresh(instance.host)
+                    for n in names])
+            return candidates
+        result = plan(snap(hosts, instances), steady({None: 3.0}),
+                      candidates=offer('self'))
+        self.assertEqual((), result.actions)
+        result = plan(snap(hosts, instances), steady({None: 3.0}),
+                      candidates=offer('a0', 'self', 'c'))
+        self.assertEqual(['a'], [a.host for a in result.actions])
 
     def test_candidates_see_the_placements_so_far(self):
         seen = []
@@ -612,6 +644,13 @@ class WakeTest(testtools.TestCase):
         result = plan(snap(hosts), steady({None: 16.25}))
         self.assertEqual((['s'], 3), ([a.host for a in result.actions],
                                       result.pools[0].needed))
+        # One host's top exactly: one host; the largest counted first.
+        hosts = [host('a', 40.0), host('b', 40.0)]
+        result = plan(snap(hosts), steady({None: 8.1}), counters={})
+        self.assertEqual(1, result.pools[0].needed)
+        hosts = [host('a', 10.0), host('b', 10.0, vcpus=20)]
+        result = plan(snap(hosts), steady({None: 15.0}), counters={})
+        self.assertEqual(1, result.pools[0].needed)
 
     def test_a_reserve_already_kept_wakes_nothing(self):
         # 14 cores need two hosts at 81 %; three take load: the reserve.
@@ -688,6 +727,18 @@ class CancelTest(testtools.TestCase):
                          [(a.kind, a.host) for a in result.actions])
         self.assertIn('instance e1 opted out', result.actions[0].reason)
 
+    def test_first_entering_host_by_name(self):
+        hosts = [host('a', 90.0), host('b', 90.0),
+                 host('e2', 10.0, power=model.ENTERING, draining=True),
+                 host('e1', 10.0, power=model.ENTERING, draining=True)]
+        result = plan(snap(hosts), steady({None: 20.0}))
+        self.assertEqual([('cancel', 'e1')],
+                         [(a.kind, a.host) for a in result.actions])
+        off = [dataclasses.replace(x, power_level='off') for x in hosts]
+        result = plan(snap(off), steady({None: 20.0}))
+        self.assertEqual([('cancel', 'e1')],
+                         [(a.kind, a.host) for a in result.actions])
+
     def test_level_off_cancels(self):
         snapshot = self.entering(20.0, level='off')
         off = dataclasses.replace(snapshot, hosts={
@@ -714,8 +765,27 @@ class PlanTest(testtools.TestCase):
             'DRS, no capacity or unaggregated): left as is',
             'host z: waking but outside power management (opted out of '
             'DRS, no capacity or unaggregated): left as is'), result.notes)
+        hosts += [host('w', 10.0, power=model.ENTERING, draining=True,
+                       excluded=True),
+                  host('v', 10.0, power=h.fresh(model.ON), excluded=True)]
+        result = plan(snap(hosts, mode='aggregate'), {}, counters={})
+        self.assertEqual(['w', 'x', 'z'],
+                         [note.split()[1][:-1] for note in result.notes])
         result = plan(snap(hosts[:2], mode='aggregate'), {}, counters={})
         self.assertEqual((), result.notes)
+
+    def test_a_pool_missing_from_the_counters_counts_0(self):
+        result = plan(snap([host('a', 10.0), host('b', 10.0)]),
+                      steady({None: 2.0}), counters={})
+        self.assertEqual((0, 'utilization 10.0% under the band for 0 of 3 '
+                             'periods: no standby'),
+                         (result.pools[0].counter, result.pools[0].reason))
+
+    def test_a_pool_with_no_host_taking_load(self):
+        result = plan(snap([host('a', 50.0, draining=True,
+                                 schedulable=False)]), steady({None: 5.0}))
+        self.assertEqual((None, None), (result.pools[0].utilization,
+                                        result.pools[0].forecast))
 
     def test_results_are_immutable(self):
         result = plan(snap([host('a', 95.0), host(
