@@ -6,7 +6,9 @@
 # Nova release).  By default it runs `tox -e pep8,py3`, the functional
 # suite on Nova 33 (2026.1) but the demo tests, which run the newest Nova
 # whatever the env (tests/functional/nova33-exclude.txt says why), the
-# whole functional suite on the newest Nova, then `tox -e e2e`.  E2E=0
+# whole functional suite on the newest Nova, Nova's own scheduling tests
+# with our scheduler in place of Nova's (`tox -e nova-functional`,
+# doc/testing.md), then `tox -e e2e`.  E2E=0
 # leaves out the multi-process deployment test (about 7 minutes, needs
 # root for its Debian packages).  Extra arguments go to one tox run
 # instead, e.g. `tools/run-tests.sh -e py3 -- tests.unit.filters`.
@@ -28,7 +30,7 @@ tox() {
     "$boot/bin/tox" "$@" 2>&1 | tee -a "$log" || status=$?
 }
 if [ $# -eq 0 ]; then
-    envs=pep8,py3,functional,functional-nova33,demo
+    envs=pep8,py3,functional,functional-nova33,nova-functional,demo
     if [ "${E2E:-1}" != 0 ]; then
         envs=$envs,e2e
     fi
@@ -46,6 +48,7 @@ if [ $# -eq 0 ]; then
     # time in .stestr; the Nova 34 run then balances its workers on them.
     tox -e functional-nova33 -- --exclude-list tests/functional/nova33-exclude.txt
     tox -e functional
+    tox -e nova-functional
     if [ "${E2E:-1}" != 0 ]; then
         tox -e e2e
     fi
