@@ -93,7 +93,8 @@ MODULES = {
     # conf.validate, which needs the package's entry points installed.
     'rebalance/power.py': [_REBALANCE + 'test_power.' + name for name in (
         'StandbyTest', 'WakeTest', 'CancelTest', 'ObserveTest', 'CountTest',
-        'ConfigTest.test_defaults', 'ConfigTest.test_follows_the_options')],
+        'PlanTest', 'ConfigTest.test_defaults',
+        'ConfigTest.test_follows_the_options')],
     'rebalance/forecast.py': [_REBALANCE + 'test_forecast'],
     'rebalance/benefit.py': [_REBALANCE + 'test_benefit'],
     'rebalance/relief.py': [_REBALANCE + 'test_relief',

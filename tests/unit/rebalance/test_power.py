@@ -149,6 +149,10 @@ class ObserveTest(testtools.TestCase):
                                  ({'A': 2}, set())):
             self.assertEqual(wanted, power.needs_instances(
                 snapshot, counters, CONFIG), counters)
+        # A pool with no counter has counted no low period.
+        config = dataclasses.replace(CONFIG, low_periods=1)
+        self.assertEqual({'a'}, power.needs_instances(
+            snapshot, {'A': 1}, config))
 
     def test_a_pool_with_no_measured_host_keeps_its_forecast(self):
         old = steady({None: 3.0})
@@ -281,7 +285,7 @@ class StandbyTest(testtools.TestCase):
             self.assertEqual(chosen, [a.host for a in result.actions], cpu)
         # Exactly at the top is under it; a tenth over is not.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=1024)]
-        for cpu, chosen in ((76.0, ['b']), (76.1, [])):
+        for cpu, chosen in ((76.0, ['b']), (76.05, []), (76.1, [])):
             hosts = [host('a', cpu, level='off'), host('b', 5.0),
                      host('c', cpu, level='off')]
             result = plan(snap(hosts, instances), steady({None: 15.7}),
@@ -310,6 +314,13 @@ class StandbyTest(testtools.TestCase):
             result = plan(snap(hosts, instances), steady({None: 2.5}))
             self.assertEqual(chosen, [a.host for a in result.actions], ram)
             self.assertEqual(1, result.pools[0].needed)
+        # 1000 MB are 9.77 % of a's memory, not 9.
+        hosts = [host('a', 20.0, ram=80.3, level='off'),
+                 host('b', 5.0, ram=5.0)]
+        result = plan(snap(hosts, [h.instance('b1', 'b', 0.5,
+                                              memory_mb=1000)]),
+                      steady({None: 2.5}))
+        self.assertEqual((), result.actions)
 
     def test_all_instances_placed_together_under_the_top(self):
         # Each of b's instances fits on a alone, not both together.
@@ -391,6 +402,21 @@ class StandbyTest(testtools.TestCase):
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
         self.assertEqual(['b2', 'b3', 'b1'], [uuid for uuid, _ in seen])
 
+    def test_a_more_loaded_host_after_the_best_does_not_replace_it(self):
+        where = []
+
+        def record(instance, snapshot):
+            where.append([m.destination for m in snapshot.planned])
+            return h.allow_all(instance, snapshot)
+        hosts = [host('a', 10.0), host('b', 1.0), host('c', 30.0)]
+        instances = [h.instance('b1', 'b', 0.1, memory_mb=1024),
+                     h.instance('b2', 'b', 0.1, memory_mb=512),
+                     *(h.instance(f'{n}1', n, 0.1, memory_mb=8192)
+                       for n in 'ac')]
+        plan(snap(hosts, instances), steady({None: 4.1}),
+             candidates=record)
+        self.assertEqual(['a'], where[1])
+
     def test_each_instance_to_the_least_loaded_host(self):
         where = []
 
@@ -445,6 +471,12 @@ class StandbyTest(testtools.TestCase):
         config = dataclasses.replace(CONFIG, reserve_hosts=2)
         self.assertEqual((), plan(snapshot, steady({None: 4.0}),
                                   config=config).actions)
+        # 10 cores need two hosts under the middle; three stay for the
+        # reserve.
+        four = snap([host(n, 25.0) for n in 'abcd'])
+        config = dataclasses.replace(CONFIG, reserve_hosts=1)
+        self.assertEqual(['a'], [a.host for a in plan(
+            four, steady({None: 10.0}), config=config).actions])
         # Two hosts, one needed: the reserve keeps the other.
         two = snap([host('a', 10.0), host('b', 10.0)])
         config = dataclasses.replace(CONFIG, reserve_hosts=1)
@@ -516,7 +548,8 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual(AUTO, result.pools[0].level)
         # Whatever the order; a level it does not know counts as off.
         for levels, pool_level in ((('off', 'manual', 'bogus'), 'manual'),
-                                   (('bogus', 'off', 'off'), 'off')):
+                                   (('bogus', 'off', 'off'), 'off'),
+                                   (('bogus', 'bogus', 'bogus'), 'off')):
             hosts = dataclasses.replace(snapshot, hosts={
                 n: dataclasses.replace(x, power_level=level)
                 for (n, x), level in zip(sorted(snapshot.hosts.items()),
@@ -587,6 +620,7 @@ class WakeTest(testtools.TestCase):
         self.assertIn('in 900 s, over the band top 81%', action.reason)
         self.assertGreater(action.forecast, 81.0)
         self.assertEqual(('s1', 's2', 's3'), result.pools[0].standby)
+        self.assertEqual(('a', 'b'), result.pools[0].on)
         # Flat at the same level: nothing to wake.
         result = plan(self.pool(cpu=70.0), steady({None: 14.0}),
                       counters={})
