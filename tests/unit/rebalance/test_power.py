@@ -308,7 +308,7 @@ class StandbyTest(testtools.TestCase):
         # b1 uses half of its 1 GB: the pool's memory in use fits a alone
         # either way, a's RAM with all of b1's does not at 80.1 %.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=1024)]
-        for ram, chosen in ((80.0, ['b']), (80.1, [])):
+        for ram, chosen in ((70.0, ['b']), (80.0, ['b']), (80.1, [])):
             hosts = [host('a', 20.0, ram=ram, level='off'),
                      host('b', 5.0, ram=5.0)]
             result = plan(snap(hosts, instances), steady({None: 2.5}))
@@ -393,6 +393,13 @@ class StandbyTest(testtools.TestCase):
         seen.clear()
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
         self.assertEqual([('b1', []), ('b2', ['b1'])], seen)
+        # The larger memory first, whatever the uuids.
+        instances = [h.instance('b1', 'b', 0.5, memory_mb=1024),
+                     h.instance('b2', 'b', 0.5, memory_mb=2048),
+                     *instances[2:]]
+        seen.clear()
+        plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
+        self.assertEqual(['b2', 'b1'], [uuid for uuid, _ in seen])
         # Equal memory: the one with more vCPUs first, then by uuid.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=2048, vcpus=2),
                      h.instance('b2', 'b', 0.5, memory_mb=2048, vcpus=4),
@@ -807,6 +814,11 @@ class PlanTest(testtools.TestCase):
                          [note.split()[1][:-1] for note in result.notes])
         result = plan(snap(hosts[:2], mode='aggregate'), {}, counters={})
         self.assertEqual((), result.notes)
+        # Unaggregated hosts pooled: their pool (None) first.
+        result = plan(snap([host('a', 10.0, pool='A'), host('u', 10.0)],
+                           mode='aggregate', unaggregated_hosts='pool'),
+                      {}, counters={})
+        self.assertEqual([None, 'A'], [p.pool for p in result.pools])
 
     def test_a_pool_missing_from_the_counters_counts_0(self):
         result = plan(snap([host('a', 10.0), host('b', 10.0)]),
