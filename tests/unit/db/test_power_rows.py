@@ -2,9 +2,11 @@
 requests, power recommendations, and revision 0005 over older rows."""
 
 import datetime
+from unittest import mock
 
 import testtools
 from alembic import command
+from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.db import migration
@@ -73,6 +75,72 @@ class PowerRowsTest(test_store.StoreTestBase):
         self.store.transition(first, db_store.APPROVED)
         self.store.recommend_power('r3', 'standby', 'h1', 'quietest')
         self.assertEqual('quieter', self.store.recommendations()[0]['reason'])
+
+    def test_each_host_has_its_own_row(self):
+        for host in ('h1', 'h2', 'h3'):
+            self.store.set_power(host, 'entering', reason=host)
+        self.clock.advance_time_seconds(60)
+        row = self.store.set_power('h2', 'standby', detail={'x': 1})
+        self.assertEqual(('h2', 'h2', 'standby'),
+                         (row['host'], row['reason'], row['state']))
+        self.assertEqual('h2', self.store.forget_power('h2')['host'])
+        found = self.store.power_hosts()
+        self.assertEqual({'h1': ('entering', 'h1', NOW, {}),
+                          'h3': ('entering', 'h3', NOW, {})},
+                         {host: (row['state'], row['reason'],
+                                 row['requested_at'], row['detail'])
+                          for host, row in found.items()})
+
+    def test_a_state_back_to_an_earlier_one_restarts_since(self):
+        self.store.set_power('h1', 'waking')
+        self.clock.advance_time_seconds(60)
+        row = self.store.set_power('h1', 'standby')
+        self.assertEqual(NOW + datetime.timedelta(seconds=60),
+                         row['requested_at'])
+
+    def test_a_row_inserted_meanwhile_is_updated_instead(self):
+        real = self.store._set_power
+        calls = []
+
+        def racing(*args):
+            calls.append(args)
+            if len(calls) == 1:
+                real('h1', 'entering', 'other', None, None, None)
+                raise db_exc.DBDuplicateEntry(['host'])
+            return real(*args)
+
+        with mock.patch.object(self.store, '_set_power', racing):
+            row = self.store.set_power('h1', 'standby', reason='quiet')
+        self.assertEqual(2, len(calls))
+        self.assertEqual(('standby', 'other', 'quiet'),
+                         (row['state'], row['pool'], row['reason']))
+
+    def test_wake_requests_are_all_taken(self):
+        for pool in ('a', 'b', 'c'):
+            self.store.request_wake(pool, pool)
+        self.assertEqual(['a', 'b', 'c'], [
+            r['pool'] for r in self.store.take_wake_requests()])
+        self.assertEqual([], self.store.take_wake_requests())
+
+    def test_one_recommendation_per_action_and_host(self):
+        first = self.store.recommend_power('r1', 'wake', 'h2', 'busy')
+        other = self.store.recommend_power('r1', 'standby', 'h2', 'quiet')
+        third = self.store.recommend_power('r1', 'wake', 'h1', 'busy')
+        fourth = self.store.recommend_power('r1', 'wake', 'h3', 'busy')
+        self.assertEqual(4, len({first, other, third, fourth}))
+        self.assertEqual(third, self.store.recommend_power(
+            'r2', 'wake', 'h1', 'busier'))
+        self.assertEqual(['busy', 'quiet', 'busier', 'busy'], [
+            r['reason'] for r in self.store.recommendations()])
+
+    def test_a_started_recommendation_is_not_refreshed(self):
+        found = self.store.recommend_power('r1', 'standby', 'h1', 'quiet')
+        self.store.transition(found, db_store.STARTED)
+        self.assertEqual(found, self.store.recommend_power(
+            'r2', 'standby', 'h1', 'quieter'))
+        self.assertEqual([('quiet', 'r1')], [
+            (r['reason'], r['record_id'])
+            for r in self.store.recommendations()])
 
 
 class PowerRevisionTest(testtools.TestCase):

@@ -2,7 +2,9 @@
 host on its way to standby and back, on a real SQLite DRS database, with
 Nova's service update and the power driver faked at their boundary."""
 
+import dataclasses
 import datetime
+import types
 from unittest import mock
 
 import testtools
@@ -10,11 +12,15 @@ from oslo_config import fixture as config_fixture
 from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.power import base as power_base
+from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import power
+from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import standby
 from nova_drs_scheduler.rebalance import telemetry
+from tests import snapshots as h
 from tests.unit.db import test_store
 
 NOW = datetime.datetime(2026, 11, 27, 12, 0, 0)
@@ -170,6 +176,34 @@ class HostPowerTest(testtools.TestCase):
         self.enable.assert_called_once_with('h1', 'standby', True)
         self.assertIsNone(self.row())
 
+    def test_a_standby_host_whose_service_is_up_stays_in_standby(self):
+        self.store.set_power('h1', model.STANDBY, disabled_by_drs=True)
+        self.assertEqual({}, self.power.follow(self.store.power_hosts(), {},
+                                               {'h1': True}))
+        self.enable.assert_not_called()
+        self.assertEqual('standby', self.row()['state'])
+
+    def test_a_blocked_drain_says_what_blocks_it(self):
+        self.act(power.STANDBY)
+        found = model.Drain('h1', 2, (), (), (
+            model.Rejection('i1', 'pinned', ''),
+            model.Rejection('i2', 'blocked', 'opted out')))
+        with mock.patch.object(self.power, 'give_back') as give_back:
+            self.power.follow(self.store.power_hosts(), {'h1': found}, {})
+        self.assertEqual('standby given up, the host cannot be emptied: '
+                         'i1: pinned; i2: opted out',
+                         give_back.call_args[0][2])
+        self.assertEqual(1.0, self.telemetry.registry.get_sample_value(
+            'nova_drs_power_actions_total',
+            {'action': 'standby', 'result': 'failed'}))
+
+    def test_give_back_enables_only_what_nova_drs_disabled(self):
+        self.power.give_back('h1', None, 'gone')
+        self.power.give_back('h2', {'disabled_by_drs': False}, 'theirs')
+        self.assertEqual([mock.call('h1', 'standby', False),
+                          mock.call('h2', 'standby', False)],
+                         self.enable.call_args_list)
+
     def test_a_refused_wake_stays_in_standby_with_the_error(self):
         self.driver.failing.add('h1')
         self.store.set_power('h1', model.STANDBY, disabled_by_drs=True)
@@ -256,6 +290,332 @@ class SnapshotTest(testtools.TestCase):
                          [found[h].power_level for h in ('h1', 'h2', 'h3')])
         self.assertIs(snapshot, standby.unmanaged(snapshot, FakeDriver()))
 
+    def test_only_on_hosts_of_managed_pools_are_left_out(self):
+        snapshot = self.snapshot(h1=(8, h.fresh('entering')),
+                                 h2=(8, h.fresh('standby')),
+                                 h3=(8, h.fresh('on')))
+        self.assertIs(snapshot, standby.unmanaged(
+            snapshot, FakeDriver(), {'h1', 'h2'}))
+        found = standby.unmanaged(snapshot, FakeDriver(), {'h3'}).hosts
+        self.assertEqual('off', found['h3'].power_level)
+        off = dataclasses.replace(snapshot, hosts={
+            name: dataclasses.replace(host, power_level=h.fresh('off'))
+            for name, host in snapshot.hosts.items()})
+        self.assertIs(off, standby.unmanaged(off, FakeDriver(), {'h3'}))
+
+    def test_entering_hosts(self):
+        rows = {name: {'state': h.fresh(state)} for name, state in (
+            ('h1', 'entering'), ('h2', 'standby'), ('h3', 'waking'))}
+        self.assertEqual({'h1'}, standby.entering(rows))
+        found = standby.with_power(self.snapshot(
+            h1=(8, 'on'), h2=(8, 'on')), rows, set()).hosts
+        self.assertEqual([('entering', True), ('standby', False)],
+                         [(found[n].power, found[n].draining)
+                          for n in ('h1', 'h2')])
+
     def test_counts(self):
         self.assertEqual({'on': 2, 'standby': 1}, standby.counts(
             self.snapshot(h1=(8, 'on'), h2=(8, 'standby'), h3=(8, 'on'))))
+
+
+class PowerPeriodTest(testtools.TestCase):
+    """Whole periods of :class:`standby.PowerPeriod` on small snapshots:
+    three 10-vCPU hosts, quiet at 10 % unless said."""
+
+    def setUp(self):
+        super().setUp()
+        self.clock = self.useFixture(utils_fixture.TimeFixture(NOW))
+        config = self.useFixture(config_fixture.Config(standby.CONF)).config
+        for name, value in (('power_low_periods', 2),
+                            ('power_reserve_hosts', 0),
+                            ('power_min_hosts', 1),
+                            ('power_boot_seconds', 600),
+                            ('rebalance_interval', 60)):
+            config(**{name: value, 'group': 'drs'})
+        self.config = config
+        self.store = test_store.sqlite_store(self)
+        migration.sync(self.store.engine)
+        self.driver = FakeDriver()
+        self.telemetry = telemetry.Telemetry()
+        self.power = standby.PowerPeriod(self.store, self.telemetry)
+        self.power._driver = self.driver
+        self.now = 0.0
+        self.power.clock = lambda: self.now
+        self.disable = HostPowerTest.useFixture(self, mock.patch.object(
+            standby.compute_service, 'disable',
+            return_value=(Service(True, 'nova-drs: standby'), True)))
+        self.enable = HostPowerTest.useFixture(self, mock.patch.object(
+            standby.compute_service, 'enable',
+            return_value=(Service(), True)))
+
+    def snapshot(self, level='automatic', cpu=10.0, hosts=None, **config):
+        hosts = hosts or {'h1': {}, 'h2': {}, 'h3': {}}
+        return h.snapshot([h.host(
+            name, spec.get('cpu', cpu), vcpus=spec.get('vcpus', 10),
+            memory_mb=10240, pool=spec.get('pool'),
+            power=spec.get('power', model.ON),
+            power_level=h.fresh(spec.get('level', level)))
+            for name, spec in hosts.items()], (), **config)
+
+    def run_period(self, snapshot, moves=(), drains=(), up=None,
+                   record='r1'):
+        """One period: the rows as stored, the clock a period on."""
+        period = rebalancer.Period(
+            model.Plan(tuple(moves), (), drains=tuple(drains)),
+            live.Cloud({name: types.SimpleNamespace(up=value)
+                        for name, value in (up or {}).items()}, {}, []),
+            {}, [], snapshot, h.allow_all)
+        rec = {'id': record}
+        self.power.run(rec, period, self.store.power_hosts(), set())
+        self.now += 60.0
+        return rec
+
+    def sample(self, name, **labels):
+        return self.telemetry.registry.get_sample_value(name, labels)
+
+    def actions(self, action, result):
+        return self.sample('nova_drs_power_actions_total', action=action,
+                           result=result)
+
+    def recommendations(self):
+        return [(r['action'], r['source'], r['state'], r['detail'])
+                for r in self.store.recommendations()]
+
+    def test_a_quiet_pool_puts_a_host_in_standby_at_automatic(self):
+        rec = self.run_period(self.snapshot())
+        self.assertEqual([], rec['power']['actions'])
+        self.assertEqual({}, rec['power']['hosts'])
+        self.assertEqual({None: 1}, self.power.counters)
+        self.disable.assert_not_called()
+        rec = self.run_period(self.snapshot())
+        [action] = rec['power']['actions']
+        self.assertEqual(('standby', 'h1'), (action['kind'], action['host']))
+        self.disable.assert_called_once_with('h1', 'standby',
+                                             action['reason'])
+        self.assertEqual({'h1': {'state': 'entering',
+                                 'reason': action['reason'],
+                                 'since': '2026-11-27 12:00:00',
+                                 'error': None}}, rec['power']['hosts'])
+        self.assertEqual(1.0, self.actions('standby', 'done'))
+        self.assertEqual((2.0, 1.0, 0.0), tuple(
+            self.sample('nova_drs_power_hosts', state=state)
+            for state in ('on', 'entering', 'standby')))
+        self.assertEqual([], self.recommendations())
+        self.assertEqual([], self.driver.calls)
+
+    def test_at_manual_a_standby_is_recommended_until_no_longer_made(self):
+        self.store.recommend('r0', {'instance': 'i1', 'source': 'h2',
+                                    'destination': 'h3', 'reason': 'cpu'})
+        for _ in range(3):
+            rec = self.run_period(self.snapshot('manual'),
+                                  record=f'r{int(self.now)}')
+        self.disable.assert_not_called()
+        self.assertEqual({}, self.store.power_hosts())
+        self.assertEqual([(None, 'h2', 'pending', None),
+                          ('standby', 'h1', 'pending', None)],
+                         self.recommendations())
+        self.assertEqual('r120', self.store.recommendations()[1][
+            'record_id'])
+        self.assertEqual(2.0, self.actions('standby', 'recommended'))
+        self.assertEqual(rec['power']['actions'][0]['reason'],
+                         self.store.recommendations()[1]['reason'])
+        self.run_period(self.snapshot('manual', cpu=60.0))
+        self.assertEqual([(None, 'h2', 'pending', None),
+                          ('standby', 'h1', 'expired',
+                           'no longer recommended')],
+                         self.recommendations())
+
+    def approve(self, action, host):
+        found = self.store.recommend_power('r0', action, host, 'asked')
+        self.store.transition(found, db_store.APPROVED)
+        return found
+
+    def test_approved_recommendations_are_carried_out(self):
+        self.store.recommend('r0', {'instance': 'i1', 'source': 'h2',
+                                    'destination': 'h3', 'reason': 'cpu'})
+        self.store.transition(None, db_store.APPROVED)
+        self.store.set_power('h3', model.STANDBY, disabled_by_drs=True)
+        self.store.set_power('h4', model.STANDBY, disabled_by_drs=True)
+        self.driver.failing.add('h4')
+        self.approve(power.WAKE, 'h2')          # h2 is on
+        self.approve(power.STANDBY, 'h1')
+        self.approve(power.WAKE, 'h3')
+        self.approve(power.WAKE, 'h4')          # its BMC refuses
+        self.power.counters = {None: 0}
+        self.run_period(self.snapshot(cpu=50.0))
+        self.assertEqual([
+            (None, 'h2', 'approved', None),
+            ('wake', 'h2', 'expired', 'host h2 is on now'),
+            ('standby', 'h1', 'completed', None),
+            ('wake', 'h3', 'completed', None),
+            ('wake', 'h4', 'failed', 'see the scheduler log')],
+            self.recommendations())
+        self.disable.assert_called_once_with(
+            'h1', 'standby', 'approved recommendation 3: asked')
+        self.assertEqual([('on', 'h3'), ('on', 'h4')], self.driver.calls)
+        self.assertEqual({'h1': 'entering', 'h3': 'waking',
+                          'h4': 'standby'},
+                         {host: row['state'] for host, row in
+                          self.store.power_hosts().items()})
+        self.assertEqual((1.0, 1.0, 1.0), (
+            self.actions('standby', 'done'), self.actions('wake', 'done'),
+            self.actions('wake', 'failed')))
+        # A standby the operator asked for is no reason to count again.
+        self.assertEqual({None: 0}, self.power.counters)
+
+    def test_an_approved_standby_of_a_host_no_longer_on_expires(self):
+        self.store.set_power('h1', model.ENTERING, disabled_by_drs=True)
+        self.approve(power.STANDBY, 'h1')
+        self.approve(power.STANDBY, 'h2')
+        self.run_period(self.snapshot(cpu=50.0))
+        self.assertEqual([('standby', 'h1', 'expired',
+                           'host h1 is entering now'),
+                          ('standby', 'h2', 'completed', None)],
+                         self.recommendations())
+
+    def test_the_counter_of_an_approved_standby_pool_goes_on(self):
+        self.power.counters = {None: 3}
+        self.approve(power.STANDBY, 'h2')
+        rec = self.run_period(self.snapshot())
+        self.assertEqual({None: 4}, self.power.counters)
+        self.assertEqual(['h2'], list(rec['power']['hosts']))
+
+    def test_a_standby_of_a_move_destination_waits(self):
+        self.power.counters = {None: 5}
+        move = model.Move('i1', 'h2', 'h1', 'cpu', {})
+        rec = self.run_period(self.snapshot(), moves=[move])
+        self.disable.assert_not_called()
+        self.assertEqual([], self.recommendations())
+        self.assertIn('host h1: standby left for a later period, a move of '
+                      'this period goes to it', rec['power']['notes'])
+        rec = self.run_period(self.snapshot('manual'), moves=[move])
+        self.assertEqual([], self.recommendations())
+
+    def test_a_cancel_is_carried_out_whatever_the_level(self):
+        self.store.set_power('h1', model.ENTERING, disabled_by_drs=True)
+        rec = self.run_period(self.snapshot('off'))
+        self.assertEqual(['cancel'], [a['kind'] for a in
+                                      rec['power']['actions']])
+        self.enable.assert_called_once_with('h1', 'standby', True)
+        self.assertEqual({}, rec['power']['hosts'])
+        self.assertEqual(1.0, self.actions('cancel', 'done'))
+
+    def test_nothing_to_do_when_power_management_is_off_everywhere(self):
+        rec = self.run_period(self.snapshot('off'))
+        self.assertEqual({'id': 'r1'}, rec)
+        self.assertIsNone(self.sample('nova_drs_power_hosts', state='on'))
+        rec = {}
+        self.power.preview(rec, self.snapshot('off'), h.allow_all, {})
+        self.assertEqual({}, rec)
+
+    def test_a_wake_request_wakes_the_largest_standby_host(self):
+        hosts = {'h1': {'cpu': 50.0}, 'h2': {'cpu': None, 'power': 'standby'},
+                 'h3': {'cpu': None, 'vcpus': 20, 'power': 'standby'}}
+        for host in ('h2', 'h3'):
+            self.store.set_power(host, model.STANDBY, disabled_by_drs=True)
+        self.run_period(self.snapshot(hosts=hosts))
+        self.assertEqual([], self.driver.calls)
+        self.store.request_wake(None, 'no valid host for i9')
+        self.run_period(self.snapshot(hosts=hosts))
+        self.assertEqual([('on', 'h3')], self.driver.calls)
+        self.assertEqual('waking', self.store.power_hosts()['h3']['state'])
+        self.assertEqual([], self.store.take_wake_requests())
+
+    def test_a_woken_host_up_measures_the_boot_and_counts_again(self):
+        hosts = {'h1': {'pool': 'A'}, 'h2': {'pool': 'A'},
+                 'h3': {'pool': 'B'}, 'h4': {'pool': 'B'}}
+        snapshot = self.snapshot(hosts=hosts, mode=h.fresh('aggregate'))
+        self.store.set_power('h1', model.WAKING, disabled_by_drs=True)
+        self.store.set_power('h3', model.STANDBY, disabled_by_drs=True)
+        self.power.counters = {'A': 5, 'B': 0}
+        self.clock.advance_time_seconds(120)
+        self.run_period(snapshot, up={'h1': True, 'h3': True})
+        self.enable.assert_called_once_with('h1', 'standby', True)
+        self.assertEqual(['h3'], list(self.store.power_hosts()))
+        self.assertEqual(120.0, self.power.boot_seconds)
+        self.assertEqual(120.0, self.power.config().boot_seconds)
+        self.assertEqual({'A': 0, 'B': 1}, self.power.counters)
+        self.assertEqual(1.0, self.actions('enable', 'done'))
+        # A host gone from the snapshot counts nothing again.
+        self.store.set_power('h9', model.WAKING, disabled_by_drs=True)
+        self.driver.measured = 61.0
+        self.clock.advance_time_seconds(30)
+        self.run_period(snapshot, up={'h9': True})
+        self.assertEqual(90.5, self.power.boot_seconds)
+        self.assertEqual({'A': 1, 'B': 2}, self.power.counters)
+
+    def test_the_boot_time_is_the_configured_one_until_measured(self):
+        self.assertIsNone(self.power.boot_seconds)
+        self.assertEqual(600.0, self.power.config().boot_seconds)
+
+    def test_standby_host_seconds(self):
+        for host in ('h2', 'h3'):
+            self.store.set_power(host, model.STANDBY, disabled_by_drs=True)
+        hosts = {'h1': {}, 'h2': {'cpu': None}, 'h3': {'cpu': None}}
+        with mock.patch.object(standby.time, 'monotonic',
+                               side_effect=[10.0, 40.0]):
+            self.run_period(self.snapshot(hosts=hosts))
+            self.assertEqual(0.0, self.sample(
+                'nova_drs_standby_host_seconds_total'))
+            self.run_period(self.snapshot(hosts=hosts))
+        self.assertEqual(60.0, self.sample(
+            'nova_drs_standby_host_seconds_total'))
+        self.assertEqual(2.0, self.sample('nova_drs_power_hosts',
+                                          state='standby'))
+
+    def test_no_standby_host_seconds_without_standby_hosts(self):
+        with mock.patch.object(standby.time, 'monotonic',
+                               side_effect=[10.0, 40.0]):
+            self.run_period(self.snapshot(cpu=60.0))
+            self.run_period(self.snapshot(cpu=60.0))
+        self.assertEqual(0.0, self.sample(
+            'nova_drs_standby_host_seconds_total'))
+
+    def test_refused_hosts_are_noted(self):
+        self.config(quarantine_time=1800, group='drs')
+        self.power.refused.update(
+            h2=NOW - datetime.timedelta(seconds=10),
+            h3=NOW - datetime.timedelta(seconds=1800))
+        rec = self.run_period(self.snapshot(cpu=60.0))
+        self.assertEqual(['host h2: its power-off was refused at 11:59:50; '
+                          'left out of power management for [drs] '
+                          'quarantine_time'], rec['power']['notes'])
+        self.assertEqual(['h2'], list(self.power.refused))
+
+    def test_a_refused_host_is_not_chosen_for_standby(self):
+        self.power.counters = {None: 5}
+        self.power.refused['h1'] = NOW
+        rec = self.run_period(self.snapshot())
+        self.assertEqual(['h2'], [a['host'] for a in
+                                  rec['power']['actions']])
+
+    def test_an_entering_host_emptied_is_powered_off(self):
+        self.store.set_power('h1', model.ENTERING, disabled_by_drs=True)
+        rec = self.run_period(self.snapshot(), drains=[drain('h1')])
+        self.assertEqual([('off', 'h1')], self.driver.calls)
+        self.assertEqual('standby', rec['power']['hosts']['h1']['state'])
+
+    def test_needs_instances_counts_this_period(self):
+        self.power.counters = {None: 1}
+        self.assertEqual({'h1', 'h2', 'h3'},
+                         self.power.needs_instances(self.snapshot()))
+        self.assertEqual({None: 1}, self.power.counters)
+        self.assertEqual({}, self.power.forecasts)
+        self.assertEqual(set(), self.power.needs_instances(
+            self.snapshot(cpu=60.0)))
+
+    def test_preview_shows_the_plan_and_changes_nothing(self):
+        self.power.counters = {None: 5}
+        self.store.set_power('h3', model.STANDBY, reason='quiet')
+        rec = {}
+        self.power.preview(rec, self.snapshot(), h.allow_all,
+                           self.store.power_hosts())
+        self.assertEqual(['standby'], [a['kind'] for a in
+                                       rec['power']['actions']])
+        self.assertEqual({'h3': {'state': 'standby', 'reason': 'quiet',
+                                 'since': '2026-11-27 12:00:00',
+                                 'error': None}}, rec['power']['hosts'])
+        self.assertEqual({None: 5}, self.power.counters)
+        self.disable.assert_not_called()
+        self.assertEqual(['h3'], list(self.store.power_hosts()))
+        self.assertIsNone(self.sample('nova_drs_power_hosts', state='on'))
