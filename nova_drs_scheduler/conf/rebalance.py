@@ -80,8 +80,9 @@ OPTS = [
              'already demands that many consecutive periods over the '
              'threshold, so a spike never triggers a move, and averaging on '
              'top only delays relief (on the PlanetLab benchmark, window 3 '
-             'left a third more overloaded host-periods for the same '
-             'migrations; see doc/benchmarks.md). Raise it to 2 or 3 when '
+             'left about two fifths more overloaded host-periods for about '
+             'as many migrations; see doc/benchmarks.md). Raise it to 2 or '
+             '3 when '
              'samples are noisy (a host hovering around the threshold whose '
              'single samples dip under it keeps resetting its counter).'),
     cfg.IntOpt(
