@@ -275,10 +275,18 @@ class SnapshotTest(testtools.TestCase):
                 ('h1', 8, 'a', 'standby', 'automatic'),
                 ('h2', 16, 'b', 'standby', 'automatic'),
                 ('h3', 32, 'c', 'standby', 'off'),
-                ('h4', 64, 'c', 'on', 'automatic'))}
+                ('h4', 64, 'c', 'on', 'automatic'),
+                ('h5', 64, 'd', 'waking', 'automatic'))}
         snapshot = model.Snapshot(hosts, (), model.PlannerConfig(
             mode='aggregate'))
         self.assertEqual({'b'}, standby.wake_pools(snapshot))
+        # As read from the database and nova.conf: equal, not identical.
+        fresh = {name: dataclasses.replace(
+            host, power=h.fresh(host.power),
+            power_level=h.fresh(host.power_level))
+            for name, host in hosts.items()}
+        self.assertEqual({'b'}, standby.wake_pools(dataclasses.replace(
+            snapshot, hosts=fresh)))
 
     def test_hosts_the_driver_cannot_switch_are_not_managed(self):
         driver = FakeDriver()
