@@ -228,6 +228,13 @@ class PrepareTest(testtools.TestCase):
                                   self.period.prepare)
         self.assertIn('[drs] power_credentials_file', str(error))
 
+    def test_an_unknown_driver_stops_the_service_even_when_off(self):
+        # A third party's driver may sort after noop.
+        self.config(power_driver='redfish', group='drs')
+        error = self.assertRaises(standby.conf.ConfigError,
+                                  self.period.prepare)
+        self.assertIn('[drs] power_driver', str(error))
+
     def test_built_once_at_start_when_on(self):
         self.config(power_management='automatic', group='drs')
         self.period.prepare()
@@ -614,6 +621,7 @@ class PowerPeriodTest(testtools.TestCase):
 
     def test_preview_shows_the_plan_and_changes_nothing(self):
         self.power.counters = {None: 5}
+        self.clock.advance_time_delta(datetime.timedelta(microseconds=250))
         self.store.set_power('h3', model.STANDBY, reason='quiet')
         rec = {}
         self.power.preview(rec, self.snapshot(), h.allow_all,
