@@ -4,6 +4,7 @@ requests, power recommendations, and revision 0005 over older rows."""
 import datetime
 from unittest import mock
 
+import sqlalchemy as sa
 import testtools
 from alembic import command
 from oslo_db import exception as db_exc
@@ -121,6 +122,24 @@ class PowerRowsTest(test_store.StoreTestBase):
         self.assertEqual(['a', 'b', 'c'], [
             r['pool'] for r in self.store.take_wake_requests()])
         self.assertEqual([], self.store.take_wake_requests())
+
+    def test_a_request_stored_while_taking_is_left_for_next_time(self):
+        self.store.request_wake('a', 'first')
+        late = []
+
+        def another_writer(conn, clause, *args):
+            if (isinstance(clause, sa.sql.Delete)
+                    and clause.table is tables.power_requests and not late):
+                late.append(conn.execute(tables.power_requests.insert(
+                    ).values(pool='b', reason='late', created_at=NOW)))
+
+        sa.event.listen(self.store.engine, 'before_execute', another_writer)
+        self.addCleanup(sa.event.remove, self.store.engine,
+                        'before_execute', another_writer)
+        self.assertEqual(['a'], [
+            r['pool'] for r in self.store.take_wake_requests()])
+        self.assertEqual(['b'], [
+            r['pool'] for r in self.store.take_wake_requests()])
 
     def test_one_recommendation_per_action_and_host(self):
         first = self.store.recommend_power('r1', 'wake', 'h2', 'busy')
