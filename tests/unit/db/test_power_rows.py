@@ -78,8 +78,10 @@ class PowerRowsTest(test_store.StoreTestBase):
         self.assertEqual('quieter', self.store.recommendations()[0]['reason'])
 
     def test_each_host_has_its_own_row(self):
-        for host in ('h1', 'h2', 'h3'):
-            self.store.set_power(host, 'entering', reason=host)
+        for host in ('h3', 'h2', 'h1'):
+            self.assertEqual(host, self.store.set_power(
+                host, 'entering', reason=host)['reason'])
+        self.assertIsNone(self.store.forget_power('h0'))
         self.clock.advance_time_seconds(60)
         row = self.store.set_power('h2', 'standby', detail={'x': 1})
         self.assertEqual(('h2', 'h2', 'standby'),
