@@ -488,6 +488,19 @@ class PowerPeriodTest(testtools.TestCase):
                           ('standby', 'h2', 'completed', None)],
                          self.recommendations())
 
+    def test_an_approved_action_on_a_host_gone_further_expires(self):
+        self.store.set_power('h1', model.STANDBY, disabled_by_drs=True)
+        self.store.set_power('h2', model.WAKING, disabled_by_drs=True)
+        self.approve(power.STANDBY, 'h1')
+        self.approve(power.WAKE, 'h2')
+        self.run_period(self.snapshot(cpu=50.0))
+        self.assertEqual([('standby', 'h1', 'expired',
+                           'host h1 is standby now'),
+                          ('wake', 'h2', 'expired', 'host h2 is waking now')],
+                         self.recommendations())
+        self.disable.assert_not_called()
+        self.assertEqual([], self.driver.calls)
+
     def test_the_counter_of_an_approved_standby_pool_goes_on(self):
         self.power.counters = {None: 3}
         self.approve(power.STANDBY, 'h2')
