@@ -241,6 +241,9 @@ class PrepareTest(testtools.TestCase):
         self.assertIs(self.period._driver, self.period.driver)
 
     def test_nothing_built_when_off_with_noop(self):
+        # As read from nova.conf: equal to the defaults, not identical.
+        self.config(power_management=h.fresh('off'),
+                    power_driver=h.fresh('noop'), group='drs')
         self.period.prepare()
         self.assertIsNone(self.period._driver)
 
