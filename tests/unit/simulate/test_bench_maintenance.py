@@ -3,25 +3,16 @@
 
 import argparse
 import importlib.util
-import os
-import sys
 
 import testtools
 
 from nova_drs_scheduler.simulate import cli
 from nova_drs_scheduler.simulate import maintenance
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+from tests import tool_scripts
 
 
 def _bench():
-    sys.path.insert(0, os.path.join(ROOT, 'tools'))
-    try:
-        import bench_maintenance
-    finally:
-        sys.path.remove(os.path.join(ROOT, 'tools'))
-    return bench_maintenance
+    return tool_scripts.load('bench_maintenance')
 
 
 def _run(trace, row, schedule='rolling', **figures):

@@ -1,22 +1,14 @@
 """The power benchmark's sums, savings and bar (tools/bench_power.py)."""
 
 import importlib.util
-import os
-import sys
 
 import testtools
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+from tests import tool_scripts
 
 
 def _bench():
-    sys.path.insert(0, os.path.join(ROOT, 'tools'))
-    try:
-        import bench_power
-    finally:
-        sys.path.remove(os.path.join(ROOT, 'tools'))
-    return bench_power
+    return tool_scripts.load('bench_power')
 
 
 def _run(row, seed=1, trace='t', **figures):

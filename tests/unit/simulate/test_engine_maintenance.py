@@ -12,6 +12,7 @@ from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import maintenance
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces
+from tests import scripted
 
 CONFIG = model.PlannerConfig()
 FLAVOR = cluster.Flavor('f', 1, 1024)
@@ -22,20 +23,6 @@ def _settings(**kwargs):
         metrics.MetricsWindows, 1, CONFIG.stabilization, 60,
         CONFIG.cpu_threshold, CONFIG.ram_threshold)
     return engine.Settings(CONFIG, windows, **kwargs)
-
-
-class Looking:
-    """Plays fixed moves at fixed periods and keeps what ``look`` reads."""
-
-    name = 'looking'
-
-    def __init__(self, look=lambda view: None, moves=None):
-        self.look, self.moves = look, moves or {}
-        self.seen = []
-
-    def plan(self, view):
-        self.seen.append(self.look(view))
-        return self.moves.get(view.period, []), 0.0, 0.0
 
 
 class MaintenanceLoopTest(testtools.TestCase):
@@ -57,7 +44,7 @@ class MaintenanceLoopTest(testtools.TestCase):
                           _settings(**settings), schedule)
 
     def test_no_schedule_no_drains(self):
-        result = self._run(Looking(), None)
+        result = self._run(scripted.Looking(), None)
         self.assertEqual([], result.drains)
 
     def test_snapshot_and_candidates_leave_the_host_out(self):
@@ -69,7 +56,7 @@ class MaintenanceLoopTest(testtools.TestCase):
                     snapshot.hosts['host-0'].draining, found.allowed,
                     [(r.subject, r.rule) for r in found.rejected])
 
-        strategy = Looking(look)
+        strategy = scripted.Looking(look)
         self._run(strategy, maintenance.drain('host-1', 60.0))
         # vm0 is on host-0.
         self.assertEqual((False, True, False, ('host-1', 'host-2'), []),
@@ -94,7 +81,7 @@ class MaintenanceLoopTest(testtools.TestCase):
 
     def test_drain_accounting_of_a_scripted_drain(self):
         # One instance a period, the second starting at 120 s.
-        strategy = Looking(moves={1: [('vm0', 'host-1')],
+        strategy = scripted.Looking(moves={1: [('vm0', 'host-1')],
                                   2: [('vm3', 'host-2')]})
         result = self._run(strategy, maintenance.drain('host-0', 60.0))
         drain, = result.drains
@@ -103,7 +90,7 @@ class MaintenanceLoopTest(testtools.TestCase):
                           drain.work_started, drain.migrations))
 
     def test_moves_to_a_host_in_maintenance_are_refused(self):
-        strategy = Looking(moves={1: [('vm0', 'host-1')]})
+        strategy = scripted.Looking(moves={1: [('vm0', 'host-1')]})
         result = self._run(strategy, maintenance.drain('host-1', 60.0))
         self.assertEqual({'ComputeFilter': 1}, dict(result.card.failed))
         self.assertEqual(0, result.card.migrations)
@@ -120,7 +107,7 @@ class MaintenanceLoopTest(testtools.TestCase):
             hosts=3, host_vcpus=4, host_memory_mb=8192,
             bandwidth_mbps=1024 * 8 * 1.048576 / 90,
             dirty_mib_per_core=0.0)
-        strategy = Looking(look, moves={0: [('vm1', 'host-0')],
+        strategy = scripted.Looking(look, moves={0: [('vm1', 'host-0')],
                                         2: [('vm3', 'host-2')]})
         self._run(strategy, maintenance.drain('host-0', 120.0))
         seen = strategy.seen
@@ -136,13 +123,13 @@ class MaintenanceLoopTest(testtools.TestCase):
     def test_no_destination_is_nova_schedulers_choice(self):
         # Two VMs a host; vm5 leaves host-2 for host-1 at 0 s, so host-2
         # has the most room when vm0 leaves host-0 with no destination.
-        strategy = Looking(lambda view: view.cluster.location['vm0'],
+        strategy = scripted.Looking(lambda view: view.cluster.location['vm0'],
                            moves={0: [('vm5', 'host-1')],
                                   1: [('vm0', None)]})
         self._run(strategy, None)
         self.assertEqual('host-2', strategy.seen[2])
         # With host-2 in maintenance, the only other host.
-        strategy = Looking(lambda view: view.cluster.location['vm0'],
+        strategy = scripted.Looking(lambda view: view.cluster.location['vm0'],
                            moves={1: [('vm0', None)]})
         self._run(strategy, maintenance.drain('host-2', 60.0))
         self.assertEqual('host-1', strategy.seen[2])
@@ -150,7 +137,7 @@ class MaintenanceLoopTest(testtools.TestCase):
     def test_no_valid_host_is_a_refusal(self):
         self.spec = cluster.ClusterSpec(hosts=2, host_vcpus=4,
                                         host_memory_mb=8192)
-        strategy = Looking(moves={1: [('vm0', None)]})
+        strategy = scripted.Looking(moves={1: [('vm0', None)]})
         result = self._run(strategy, maintenance.drain('host-1', 60.0))
         self.assertEqual({'no valid host': 1}, dict(result.card.failed))
 
@@ -162,7 +149,7 @@ class MaintenanceLoopTest(testtools.TestCase):
                 started.append(view.start('vm0', 'host-1', view.now + 30.0))
                 started.append(view.start('vm0', 'host-2', view.now + 40.0))
 
-        result = self._run(Looking(look), None)
+        result = self._run(scripted.Looking(look), None)
         first, refused = started
         self.assertEqual((90.0, 91.0, 'host-1'),
                          (first.start, first.end, first.destination))

@@ -15,6 +15,7 @@ from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import power
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces
+from tests import scripted
 
 CONFIG = model.PlannerConfig()
 FLAVOR = cluster.Flavor('f', 1, 1024)
@@ -172,21 +173,6 @@ def _settings():
     return engine.Settings(CONFIG, windows)
 
 
-class Looking:
-    """Plays fixed moves (and power actions) at fixed periods and keeps
-    what ``look`` reads."""
-
-    name = 'looking'
-
-    def __init__(self, look=lambda view: None, moves=None):
-        self.look, self.moves = look, moves or {}
-        self.seen = []
-
-    def plan(self, view):
-        self.seen.append(self.look(view))
-        return self.moves.get(view.period, []), 0.0, 0.0
-
-
 class PowerLoopTest(testtools.TestCase):
 
     def setUp(self):
@@ -205,10 +191,10 @@ class PowerLoopTest(testtools.TestCase):
                           _settings(), power=self.model if modelled else None)
 
     def test_without_a_power_model_no_figures(self):
-        self.assertIsNone(self._run(Looking(), modelled=False).power)
+        self.assertIsNone(self._run(scripted.Looking(), modelled=False).power)
 
     def test_all_on_energy(self):
-        result = self._run(Looking())
+        result = self._run(scripted.Looking())
         # 3 hosts at 20 %: 140 W each, 30 minutes.
         self.assertEqual((0.21, 1.5, 0), (
             result.power['energy_kwh'], result.power['host_hours_on'],
@@ -221,7 +207,7 @@ class PowerLoopTest(testtools.TestCase):
             return (host.power, host.power_level, host.draining,
                     host.schedulable, host.cpu_percent)
 
-        class Drained(Looking):
+        class Drained(scripted.Looking):
             def plan(self, view):
                 moves, _, _ = super().plan(view)
                 planned = strategies.PlannerStrategy(CONFIG, 'balanced')
@@ -250,15 +236,16 @@ class PowerLoopTest(testtools.TestCase):
     def test_moves_to_a_host_off_are_refused(self):
         standby = power_plan.PowerAction(power_plan.STANDBY, 'host-2', None,
                                          'test')
-        strategy = Looking(moves={0: [standby], 2: [('vm0', 'host-2')]})
+        strategy = scripted.Looking(
+            moves={0: [standby], 2: [('vm0', 'host-2')]})
         result = self._run(strategy)
         self.assertEqual({'ComputeFilter': 1}, dict(result.card.failed))
 
     def test_a_power_action_needs_a_power_model(self):
         standby = power_plan.PowerAction(power_plan.STANDBY, 'host-2', None,
                                          'test')
-        self.assertRaises(ValueError, self._run, Looking(moves={0: [standby]}),
-                          False)
+        self.assertRaises(ValueError, self._run,
+                          scripted.Looking(moves={0: [standby]}), False)
 
     def test_power_management_saves_energy_on_a_quiet_pool(self):
         config = power_plan.PowerConfig(min_hosts=1, reserve_hosts=0,
@@ -273,7 +260,7 @@ class PowerLoopTest(testtools.TestCase):
     def test_maintenance_and_power_are_not_combined(self):
         from nova_drs_scheduler.simulate import maintenance
         self.assertRaises(ValueError, engine.run, self.trace, self.vms,
-                          self.spec, Looking(), _settings(),
+                          self.spec, scripted.Looking(), _settings(),
                           maintenance.drain('host-0', 0.0), self.model)
 
 
