@@ -10,8 +10,6 @@ from oslo_config import cfg
 
 from nova_drs_scheduler.conf import utilization
 
-_PERCENT = {'min': 0.0, 'max': 100.0}
-
 OPTS = [
     cfg.StrOpt(
         'power_management',
@@ -40,7 +38,7 @@ OPTS = [
              'puts one host in standby. vSphere DPM: '
              '``DemandCapacityRatioTarget`` minus '
              '``DemandCapacityRatioToleranceHost`` (63 - 18).',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.FloatOpt(
         'power_band_high',
         default=81.0,
@@ -49,7 +47,7 @@ OPTS = [
              'put in standby if every instance on it has a destination '
              'left under it. vSphere DPM: ``DemandCapacityRatioTarget`` '
              'plus ``DemandCapacityRatioToleranceHost`` (63 + 18).',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.IntOpt(
         'power_reserve_hosts',
         default=1,

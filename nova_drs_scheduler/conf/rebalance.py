@@ -17,8 +17,6 @@ from nova_drs_scheduler.conf import utilization
 POLICY_NAMESPACE = 'nova_drs_scheduler.policies'
 METRICS_SOURCE_NAMESPACE = 'nova_drs_scheduler.metrics_sources'
 
-_PERCENT = {'min': 0.0, 'max': 100.0}
-
 OPTS = [
     cfg.StrOpt(
         'automation',
@@ -62,7 +60,7 @@ OPTS = [
              'samples and in percent of its physical CPUs, is above this '
              'is over its threshold. Aggregate metadata may override it '
              'per aggregate.',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.FloatOpt(
         'ram_threshold',
         default=90.0,
@@ -70,7 +68,7 @@ OPTS = [
              'and in percent of its physical memory, is above this is over '
              'its threshold (a host is over when CPU *or* RAM is). Set 100 '
              'to rebalance on CPU only.',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.IntOpt(
         'window',
         default=1,
@@ -121,7 +119,7 @@ OPTS = [
              'left hosts overloaded for want of a destination on the '
              'PlanetLab benchmark, at no gain in ping-pongs; raise it for '
              'burstier workloads.',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.FloatOpt(
         'min_improvement',
         default=5.0,
@@ -130,7 +128,7 @@ OPTS = [
              'move worth a live migration (``balanced`` policy). Raise it '
              'to migrate less; 0 accepts any move that helps. See '
              '``cure_below_min_improvement`` for moves that cure the host.',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.BoolOpt(
         'cure_below_min_improvement',
         default=True,
@@ -306,13 +304,13 @@ OPTS = [
              'trace it left 22-31 % fewer overloaded host-periods for 3-5 '
              'times the migrations; on the traces without bursts it never '
              'ran. 0 turns leveling off. See doc/rebalancer.md.',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.FloatOpt(
         'level_band',
         default=10.0,
         help='How close to its CPU threshold, in points, a host must be '
              'to send a leveling migration (``level_gap``).',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.FloatOpt(
         'level_rise_rate',
         default=3.0,
@@ -328,7 +326,7 @@ OPTS = [
              'CPU up by at least this many points from one period to the '
              'next. It measures the workload, not the rebalancer: moves '
              'change where load sits, not how often it jumps.',
-        **_PERCENT),
+        **utilization.PERCENT),
     cfg.IntOpt(
         'level_rise_halflife',
         default=3600,

@@ -2,6 +2,9 @@
 
 from oslo_config import cfg
 
+#: Bounds of an option in percent.
+PERCENT = {'min': 0.0, 'max': 100.0}
+
 drs_group = cfg.OptGroup(
     'drs',
     title='Dynamic resource scheduling',
