@@ -29,6 +29,10 @@ class HostSettingsTest(testtools.TestCase):
         self.assertEqual(
             aggregate_settings.HostSettings('global', None, 80.0, 90.0,
                                             False), settings())
+        # Spelled out: the comparison above shares the class's defaults.
+        found = settings()
+        self.assertEqual((None, False, 'off'), (
+            found.automation, found.automation_off, found.power_level))
 
     def test_strictest_threshold_and_aggregate_mode_win(self):
         result = settings(agg('b', drs_cpu_threshold='70',
