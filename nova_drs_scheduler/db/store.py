@@ -271,6 +271,23 @@ class Store(power_rows.PowerRows):
             return [(row.record_id, row.instance, json.loads(row.outcome),
                      row.created_at) for row in conn.execute(query)]
 
+    def outcomes(self, status: str,
+                 since: datetime.datetime) -> dict[str, dict]:
+        """``{instance: {destination: Nova's migration uuid}}`` of the
+        moves whose outcome became ``status`` since ``since`` (the
+        outcome names the destination)."""
+        query = sa.select(tables.moves.c.instance,
+                          tables.moves.c.outcome).where(
+            tables.moves.c.status == status,
+            tables.moves.c.updated_at >= since)
+        found = {}
+        with self._read() as conn:
+            for row in conn.execute(query):
+                outcome = json.loads(row.outcome)
+                found.setdefault(row.instance, {})[
+                    outcome.get('destination')] = outcome.get('migration')
+        return found
+
     # Relief checked after the move.
 
     def relief_due(self, completed_before: datetime.datetime) -> list[dict]:

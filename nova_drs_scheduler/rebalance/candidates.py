@@ -15,7 +15,10 @@ query of that period (instances of one flavor and the same traits and
 aggregates share it): nothing the period plans is claimed in placement
 before the period ends, so a second identical query would get the same
 answer, minus what other schedulers claimed meanwhile, which the filters
-and Nova's own checks at the move's start catch anyway.
+and Nova's own checks at the move's start catch anyway.  The answer
+carries each host's room from placement's provider summaries, and the
+planner takes off it what the period's earlier moves take
+(:mod:`.capacity`).
 
 Moves planned earlier in the same period are not in Nova's database yet,
 and Nova's compute-side check would refuse a second server-group member
@@ -78,7 +81,8 @@ class LiveCandidates:
         others = [name for name in others
                   if snapshot.hosts[name].pool == pool]
         try:
-            states, placement_rejected = self._placement_hosts(spec, others)
+            states, placement_rejected, room, request = (
+                self._placement_hosts(spec, others))
         except exception.NovaException as exc:
             return _all_rejected(others, 'placement', str(exc), rejected)
         rejected += placement_rejected
@@ -99,7 +103,8 @@ class LiveCandidates:
                          for state in states if id(state) not in kept]
             states = passed
         return model.Candidates(allowed=[state.host for state in states],
-                                rejected=rejected)
+                                rejected=rejected, room=room,
+                                request=request)
 
     def _request_spec(self, inst: model.InstanceSnapshot):
         """The instance's spec as the conductor prepares a live migration."""
@@ -116,7 +121,8 @@ class LiveCandidates:
         return spec
 
     def _placement_hosts(self, spec, names):
-        """HostStates of ``names`` with allocation candidates, + rejections.
+        """HostStates of ``names`` with allocation candidates, the
+        rejections, each host's room and the instance's request.
 
         The candidates are attached to each HostState as the scheduler
         does, for the filters that prune them (NUMA, PCI).
@@ -124,7 +130,8 @@ class LiveCandidates:
         resources = scheduler_utils.resources_from_request_spec(
             self.context, spec, self.host_manager,
             enable_pinning_translate=True)
-        by_provider, providers = self._allocation_candidates(resources)
+        by_provider, summaries = self._allocation_candidates(resources)
+        providers = list(summaries or by_provider)
         states = []
         if by_provider:
             all_states = self.host_manager.get_host_states_by_uuids(
@@ -140,11 +147,13 @@ class LiveCandidates:
         rejected = [model.Rejection(name, 'placement',
                                     'no allocation candidate in its cell')
                     for name in names if name not in found]
-        return states, rejected
+        return (states, rejected, room_by_host(states, summaries),
+                resources.merged_resources())
 
-    def _allocation_candidates(self, resources) -> tuple[dict, list]:
+    def _allocation_candidates(self, resources) -> tuple[dict, dict]:
         """Placement's answer to ``resources``, asked once per period and
-        query: ``({provider uuid: [allocation request]}, provider uuids)``.
+        query: ``({provider uuid: [allocation request]}, provider
+        summaries)``.
         """
         query = resources.to_querystring()
         if query in self._answers:
@@ -166,8 +175,23 @@ class LiveCandidates:
         for request in alloc_reqs or ():
             for provider in request['allocations']:
                 by_provider.setdefault(provider, []).append(request)
-        self._answers[query] = (by_provider, list(summaries or by_provider))
+        self._answers[query] = (by_provider, summaries or {})
         return self._answers[query]
+
+
+def room_by_host(states, summaries: dict) -> dict:
+    """Each host's free room by resource class, from placement's provider
+    summaries (capacity, with allocation ratios and reserved amounts,
+    less usage), summed over the host's provider tree."""
+    by_root = {}
+    for uuid, summary in summaries.items():
+        root = summary.get('root_provider_uuid') or uuid
+        room = by_root.setdefault(root, {})
+        for rc, amounts in summary.get('resources', {}).items():
+            free = amounts['capacity'] - amounts['used']
+            room[rc] = room.get(rc, 0) + free
+    return {state.host: by_root[state.uuid] for state in states
+            if state.uuid in by_root}
 
 
 def group_after(group, planned, snapshot: model.Snapshot) -> None:

@@ -42,6 +42,11 @@ FAILED = frozenset(('error', 'failed', 'cancelled'))
 DONE = frozenset(('completed', 'done', 'confirmed'))
 #: A cold migration that awaits its confirmation.
 FINISHED = 'finished'
+#: A move's outcome when Nova's scheduler refused its destination at
+#: start (no valid host there now, e.g. another request took the room):
+#: not the instance's fault, so it is not quarantined; only that
+#: destination is barred for it for ``[drs] quarantine_time``.
+REFUSED = 'refused'
 #: ``Migration.migration_type`` of the moves DRS starts, by
 #: ``Move.migration``.
 MIGRATION_TYPES = {model.LIVE: 'live-migration', model.COLD: 'migration'}
@@ -125,12 +130,20 @@ class Executor:
                     disk_over_commit=None, host_name=move.destination,
                     force=False, async_=False)
         except Exception as exc:  # Nova reports refusals as many types.
-            LOG.warning('DRS %s migration of %s from %s to %s failed to '
-                        'start: %s', move.migration, move.instance,
-                        move.source, move.destination, exc)
-            return {'status': 'failed', 'error': _describe(exc),
-                    'migration': self._latest_uuid(cell, move.instance,
-                                                   since, move.migration)}
+            refused = _no_valid_host(exc)
+            LOG.warning('DRS %s migration of %s from %s to %s %s: %s',
+                        move.migration, move.instance, move.source,
+                        move.destination,
+                        'refused by Nova\'s scheduler at start (the '
+                        'instance is not quarantined; another host is '
+                        'tried)' if refused else 'failed to start', exc)
+            outcome = {'status': REFUSED if refused else 'failed',
+                       'error': _describe(exc),
+                       'migration': self._latest_uuid(
+                           cell, move.instance, since, move.migration)}
+            if refused:
+                outcome['destination'] = move.destination
+            return outcome
         migration = self._latest_uuid(cell, move.instance, since,
                                       move.migration)
         if migration is None and move.migration != model.COLD:
@@ -275,6 +288,15 @@ def _overdue(tracked: _Tracked, timeout: int, status: str) -> dict | None:
                 'error': f'still {status} after {int(elapsed)}s; Nova keeps '
                          f'driving it'}
     return None
+
+
+def _no_valid_host(exc: Exception) -> bool:
+    """Whether Nova's scheduler refused the destination (``NoValidHost``,
+    as raised or as the RPC layer wraps it)."""
+    wrapped = getattr(exc, 'exc_info', None)
+    if wrapped:
+        exc = wrapped[1]
+    return isinstance(exc, exception.NoValidHost)
 
 
 def _describe(exc: Exception) -> str:

@@ -444,21 +444,28 @@ def fallback_loads(hosts, instances, loads) -> dict:
 def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
                    quarantine: int, no_return: int,
-                   draining=frozenset(), trends=None) -> model.Snapshot:
+                   draining=frozenset(), trends=None,
+                   refused=None) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
     {host: metrics.HostStatus}; ``loads``: {instance uuid: CPU cores} as
     measured (the others get :func:`fallback_loads`); ``draining``: the
     hosts in maintenance; ``trends``: the instances' load trends
-    (``metrics.LoadTrends``, already fed ``loads``), if kept.
+    (``metrics.LoadTrends``, already fed ``loads``), if kept;
+    ``refused``: {instance uuid: {destination: migration uuid}} of the
+    moves Nova's scheduler refused at start (``executor.REFUSED``),
+    which quarantine nothing.
     """
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
                                  config, name in draining)
              for name, rows in pacing.paced(sorted(cloud.hosts.items()))}
+    refused = refused or {}
+    not_to_blame = {uuid for found in refused.values()
+                    for uuid in found.values()}
     migrations = executor.migration_state(
-        cloud.migrations, timeutils.utcnow(), cooldown, quarantine,
-        no_return)
+        [m for m in cloud.migrations if m.uuid not in not_to_blame],
+        timeutils.utcnow(), cooldown, quarantine, no_return)
     on_hosts = [instance for instance in cloud.instances.values()
                 if instance.host in hosts]
     loads = fallback_loads(hosts, on_hosts, loads)
@@ -479,7 +486,9 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
             memory_mb=instance.facts.memory_mb,
             cpu_cores=loads.get(instance.uuid, 0.0),
             blocked=blocked, left=migrations.left.get(instance.uuid, ()),
-            migration=how, transient=transient))
+            migration=how, transient=transient,
+            refused=tuple(sorted(filter(None, refused.get(instance.uuid,
+                                                          ()))))))
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,
         inflight_by_host=migrations.inflight_by_host,

@@ -150,6 +150,10 @@ class InstanceSnapshot:
     #: ``blocked`` only for now (migrating, another task running): a
     #: drain waits for it instead of reporting it as a blocker.
     transient: bool = False
+    #: Hosts where Nova's scheduler refused a move of the instance at
+    #: start lately (no valid host): never its destination then, while
+    #: any other host may be.
+    refused: tuple = ()
 
     def loaded(self, cpu_cores: float) -> 'InstanceSnapshot':
         """This instance with a new load.
@@ -200,6 +204,14 @@ class Candidates:
 
     allowed: Sequence[str]
     rejected: Sequence[Rejection] = ()
+    #: Allowed host -> its free room by resource class (``VCPU``,
+    #: ``MEMORY_MB``, ``DISK_GB``...) as placement counts it (capacity
+    #: with allocation ratios and reserved amounts, less usage) when the
+    #: callback asked; a host left out is not counted (:mod:`.capacity`).
+    room: Mapping[str, Mapping[str, int]] = dataclasses.field(
+        default_factory=dict)
+    #: What the instance takes off its destination, by resource class.
+    request: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 #: ``candidates(instance, snapshot) -> Candidates``: the live callback runs
@@ -226,6 +238,9 @@ class Move:
     goal: str = BALANCE
     #: :data:`LIVE` or :data:`COLD`.
     migration: str = LIVE
+    #: What the move takes off its destination, by resource class
+    #: (``Candidates.request``): later moves of the period see it gone.
+    resources: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,7 +23,9 @@ below hold for every policy:
 - each planned move is applied to a working projection of host loads, so
   later moves of the same period see it; ``candidates()`` gets the moves
   planned so far (``Snapshot.planned``), so that Nova's server-group
-  filters and weighers see them too;
+  filters and weighers see them too, and each takes its request off its
+  destination's room as placement counts it (:mod:`capacity`): two moves
+  never land on a host with room for one;
 - a balancing or leveling move must pay for itself (policies that
   ``weighs_benefit``, ``[drs] benefit_horizon``): the relief it is
   expected to buy on its source outweighs the overload its destination
@@ -55,6 +57,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from nova_drs_scheduler.rebalance import benefit
+from nova_drs_scheduler.rebalance import capacity
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import policies
@@ -65,7 +68,7 @@ def plan(snapshot: model.Snapshot,
          candidates: model.CandidatesFn) -> model.Plan:
     """Plan this period's migrations for ``snapshot``."""
     policy = policies.get(snapshot.config.policy)
-    return _Planner(snapshot, candidates, policy).run()
+    return _Planner(snapshot, capacity.counted(candidates), policy).run()
 
 
 def rise_rates(hosts: Mapping[str, model.HostSnapshot],
@@ -318,6 +321,8 @@ class _Planner:
             rule = _DRAIN_DESTINATION.get(self.barred[name],
                                           self.barred[name]) or (
                 'pool' if self._pool(host) != pool else None)
+            if rule is None and name in instance.refused:
+                rule = _REFUSED
             if rule is None and self.busy[name] >= per_host:
                 rule = 'limit:per-host'
             if rule is not None:
@@ -338,8 +343,12 @@ class _Planner:
         chosen = preferred or fallback
         if chosen is None:
             only_busy = set(rules) == {'limit:per-host'}
+            detail = _summary(rules)
+            if instance.refused:
+                detail += (f' (Nova refused it at start on '
+                           f'{", ".join(instance.refused)})')
             return (None, 'limit:per-host' if only_busy else
-                    'no-destination', _summary(rules))
+                    'no-destination', detail)
         host, cpu, ram = chosen[1]
         option = base.Option(self._removal(source, instance), host, cpu,
                              ram, base.pressure(host, cpu, ram))
@@ -645,7 +654,7 @@ class _Planner:
             if allowed is not None and name not in allowed:
                 continue
             if name in left:
-                refused['no-return'] += 1
+                refused[left[name]] += 1
                 continue
             host = hosts[name]
             cpu, ram = self._project(host, cores, memory)
@@ -661,9 +670,14 @@ class _Planner:
         return base.Option(removal, host, cpu, ram,
                            base.pressure(host, cpu, ram)), refused
 
-    def _left(self, instance) -> tuple:
-        """Hosts the no-return rail bars for this instance."""
-        return instance.left if self.policy.no_return else ()
+    def _left(self, instance) -> dict:
+        """Hosts barred for this instance, with the rule barring each: the
+        ones Nova refused it at start lately, and the ones it left lately
+        (the no-return rail)."""
+        barred = dict.fromkeys(instance.refused, _REFUSED)
+        if self.policy.no_return:
+            barred.update(dict.fromkeys(instance.left, 'no-return'))
+        return barred
 
     def _unreachable(self, source):
         """Per rule, the hosts refused for any instance of ``source``: all
@@ -697,7 +711,8 @@ class _Planner:
                 continue
             rule, detail = barred.get(name, 'unknown-host'), ''
             if rule is None and name in left:
-                rule, detail = 'no-return', 'the instance left it recently'
+                rule = left[name]
+                detail = _BARRED_DETAIL[rule]
             elif rule is None:
                 host = hosts[name]
                 rule = resting.get(name)
@@ -759,7 +774,8 @@ class _Planner:
                               f'{self.policy.describe(option, self.config)}'),
             expected=expected, alternatives=tuple(alternatives),
             rejected=tuple(rejected), memory_mb=instance.memory_mb,
-            goal=goal, migration=instance.migration))
+            goal=goal, migration=instance.migration,
+            resources=dict(found.request)))
         if dest in self.floors:
             self._leave(dest)
         else:  # A drain's fallback: a host the policy refuses.
@@ -780,6 +796,15 @@ class _Planner:
 
 #: The rule refusing a move that buys less relief than it costs.
 _COST_BENEFIT = 'cost-benefit'
+
+#: The rule barring a host where Nova's scheduler refused the instance
+#: at start lately (``InstanceSnapshot.refused``).
+_REFUSED = 'refused-at-start'
+
+#: Why a host is barred for one instance, by rule, for the record.
+_BARRED_DETAIL = {
+    'no-return': 'the instance left it recently',
+    _REFUSED: 'Nova refused this move there at start (no valid host)'}
 
 #: Planner rules that bar a host from balancing but not from a drain.
 _DRAIN_DESTINATION = {'automation-off': None}

@@ -50,6 +50,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from nova_drs_scheduler.rebalance import aggregate_settings
+from nova_drs_scheduler.rebalance import capacity
 from nova_drs_scheduler.rebalance import forecast
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
@@ -267,10 +268,10 @@ def _needed(cores: float, memory: float, hosts, top: float) -> int:
     thresholds; one more than all of them when they cannot."""
     def fewest(demand, capacities):
         total = 0.0
-        for used, capacity in enumerate(sorted(capacities, reverse=True)):
+        for used, room in enumerate(sorted(capacities, reverse=True)):
             if total >= demand:
                 return used
-            total += capacity
+            total += room
         return len(capacities) + (total < demand)
     return max(
         fewest(cores, [h.vcpus * top / 100.0 for h in hosts]),
@@ -295,6 +296,8 @@ def plan(snapshot: model.Snapshot, candidates: model.CandidatesFn,
              for name, host in sorted(snapshot.hosts.items())
              if host.power != model.ON
              and not _managed(host, snapshot.config)]
+    # Room is counted for the moves a standby's placement check plans.
+    candidates = capacity.counted(candidates)
     for pool in _pools(snapshot):
         verdict, action = _PoolPlan(snapshot, candidates, pool,
                                      forecasts.get(pool.key),
@@ -531,7 +534,8 @@ class _PoolPlan:
                 instance=instance.uuid, source=host.name, destination=name,
                 reason='standby placement check', expected={},
                 memory_mb=instance.memory_mb, goal=model.DRAIN,
-                migration=instance.migration))
+                migration=instance.migration,
+                resources=dict(found.request)))
             view = dataclasses.replace(self.snapshot, planned=tuple(planned))
         return ''
 

@@ -469,7 +469,9 @@ class Rebalancer:
         snapshot = live.build_snapshot(
             cloud, settings, statuses, measured.loads, config,
             drs.instance_cooldown, drs.quarantine_time, drs.no_return_time,
-            draining, self.trends)
+            draining, self.trends, self.store.outcomes(
+                executor.REFUSED, timeutils.utcnow() - datetime.timedelta(
+                    seconds=drs.quarantine_time)))
         if power_rows:
             snapshot = standby.with_power(snapshot, power_rows, draining)
         return snapshot, cloud, levels, measured.late

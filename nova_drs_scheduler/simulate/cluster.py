@@ -326,12 +326,15 @@ class CapacityCandidates:
 
     Valid for one period's allocations (make a new one after migrations
     start or end).  The answer depends only on the flavor, so it is computed
-    once per flavor: planning stays cheap on a thousand hosts.
+    once per flavor: planning stays cheap on a thousand hosts.  Each host's
+    room is reported as placement would (``Candidates.room``), so that the
+    planner counts what its own moves of the period take.
     """
 
     def __init__(self, cluster: Cluster):
         self._cluster = cluster
         self._by_flavor = {}
+        self._room = None
 
     def _for_flavor(self, vm: VM) -> tuple:
         if vm.flavor not in self._by_flavor:
@@ -345,9 +348,24 @@ class CapacityCandidates:
             self._by_flavor[vm.flavor] = (allowed, rejected)
         return self._by_flavor[vm.flavor]
 
+    def room(self) -> dict:
+        """Every host's free vCPUs and MB within its allocation ratios."""
+        if self._room is None:
+            cluster = self._cluster
+            self._room = {host: {
+                'VCPU': int(cluster.vcpu_limit - cluster.used_vcpus[host]),
+                'MEMORY_MB': int(cluster.memory_limit
+                                 - cluster.used_memory_mb[host])}
+                for host in cluster.hosts}
+        return self._room
+
     def __call__(self, inst: model.InstanceSnapshot,
                  snapshot: model.Snapshot) -> model.Candidates:
-        allowed, rejected = self._for_flavor(self._cluster.vms[inst.uuid])
+        vm = self._cluster.vms[inst.uuid]
+        allowed, rejected = self._for_flavor(vm)
         return model.Candidates(
             allowed=tuple(h for h in allowed if h != inst.host),
-            rejected=tuple(r for r in rejected if r.subject != inst.host))
+            rejected=tuple(r for r in rejected if r.subject != inst.host),
+            room=self.room(),
+            request={'VCPU': vm.flavor.vcpus,
+                     'MEMORY_MB': vm.flavor.memory_mb})

@@ -2,6 +2,7 @@
 nothing new on the host, and the operator's commands."""
 
 import argparse
+import collections
 import io
 import json
 from unittest import mock
@@ -14,7 +15,9 @@ from nova.compute import rpcapi
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import maintenance as cli
+from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import maintenance
+from nova_drs_scheduler.testing import records
 from tests.functional.rebalance import base
 
 LOADS = {'host1': 40, 'host2': 30, 'host3': 20, 'host4': 10}
@@ -264,3 +267,102 @@ class AutomationOffTest(MaintenanceTestBase):
         self.assertEqual('drained', self.status()['host1']['state'])
         maintenance.exit(self.rebalancer.store, 'host1')
         self.assertEqual('enabled', self.service('host1')['status'])
+
+
+class CapacityTest(MaintenanceTestBase):
+    """Each planned move takes its flavor off its destination's room as
+    placement counts it, so a drain never sends a host more than it holds;
+    a move Nova still refuses for want of room is not the instance's fault.
+
+    MediumFakeDriver hosts have 8192 MB, 512 of them reserved: placement
+    counts 7680 MB free on an empty host, room for three 2500 MB servers.
+    """
+
+    HOSTS = ('host1', 'host2', 'host3', 'host4')
+    #: host2 is the coolest; host4 the hottest, but under the threshold.
+    LOADS = {'host1': 20, 'host2': 10, 'host3': 45, 'host4': 60}
+
+    def setUp(self):
+        super().setUp()
+        self.api.microversion = self.admin_api.microversion = '2.74'
+        self.big = self.admin_api.get_flavor(self._create_flavor(
+            name='big', vcpu=1, memory_mb=2500, disk=1, ephemeral=0))
+        self.leaving = [self._boot('host1', self.big) for _ in range(3)]
+
+    def fill(self, host, servers):
+        for _ in range(servers):
+            self._boot(host, self.big)
+
+    def placed(self):
+        """{server: host} of the servers that left host1, allocations
+        checked to be on that host alone."""
+        found = {}
+        for uuid in self.leaving:
+            found[uuid] = self._host_of(uuid)
+            self.assertAllocatedOn(uuid, found[uuid])
+            self.assertEqual('ACTIVE', self._server(uuid)['status'])
+        return found
+
+    def test_a_host_with_room_for_one_gets_one(self):
+        # host2 (coolest) has room for one more, host3 for all three;
+        # host4 is full.
+        self.fill('host2', 2)
+        self.fill('host4', 3)
+        self.assertEqual(errors.OK, self.enter('host1')[0])
+        first, *_ = self.drain(self.LOADS)
+        self.assertEqual(
+            ['host2', 'host3', 'host3'],
+            [move['destination'] for move in first['moves']])
+        self.assertEqual(['completed'] * 3, [
+            move['outcome']['status'] for move in first['moves']])
+        refused = self._rejection(first['moves'][1], 'host2')
+        self.assertEqual('capacity', refused['rule'])
+        self.assertIn('MEMORY_MB 2500 wanted', refused['detail'])
+        self.assertEqual({'host2': 1, 'host3': 2}, collections.Counter(
+            self.placed().values()))
+        self.assertEqual('drained', self.status('host1')['host1']['state'])
+
+    def test_two_destinations_each_take_part_of_a_host(self):
+        # Neither host2 nor host3 can take all three: two and one.
+        self.fill('host2', 1)
+        self.fill('host3', 1)
+        self.fill('host4', 3)
+        self.assertEqual(errors.OK, self.enter('host1')[0])
+        first, *_ = self.drain(self.LOADS)
+        self.assertEqual(['completed'] * 3, [
+            move['outcome']['status'] for move in first['moves']])
+        self.assertEqual({'host2': 2, 'host3': 1}, collections.Counter(
+            self.placed().values()))
+        self.assertEqual('drained', self.status('host1')['host1']['state'])
+
+    def test_a_move_nova_refuses_for_room_is_tried_elsewhere(self):
+        # Placement's answer is stale (as when another scheduler's boot
+        # took host2's room after it was read): the planner sends two to
+        # host2, and Nova refuses the second at start.
+        self.fill('host2', 2)
+        self.fill('host4', 3)
+        real = candidates.room_by_host
+
+        def stale(states, summaries):
+            room = real(states, summaries)
+            if 'host2' in room:
+                room['host2'] = dict(room['host2'], MEMORY_MB=5000)
+            return room
+        self.assertEqual(errors.OK, self.enter('host1')[0])
+        with mock.patch.object(candidates, 'room_by_host', stale):
+            first = self.run_period(self.LOADS)
+        self.assertEqual(['completed', 'refused'], [
+            move['outcome']['status'] for move in first['moves'][:2]])
+        refused_uuid = first['moves'][1]['instance']
+        self.assertEqual('host2', first['moves'][1]['outcome']['destination'])
+        # Not quarantined: the next period sends it to the host with room
+        # (placement now counts host2 full).
+        second = self.run_period(self.LOADS)
+        move = records.move(second, refused_uuid)
+        self.assertEqual(('host3', 'completed'),
+                         (move['destination'], move['outcome']['status']))
+        self.assertNotIn(refused_uuid, second['blocked'])
+        self.drain(self.LOADS)
+        self.assertEqual({'host2': 1, 'host3': 2}, collections.Counter(
+            self.placed().values()))
+        self.assertEqual('drained', self.status('host1')['host1']['state'])

@@ -181,6 +181,16 @@ class RecordsTest(StoreTestBase):
         self.store.set_outcome(rec['id'], 'i2', {'status': 'failed'})
         self.assertEqual([], self.store.unfinished())
 
+    def test_outcomes_of_a_status_since_a_time(self):
+        early = self.record(move('i1'), move('i2'))
+        self.store.set_outcome(early['id'], 'i1', {
+            'status': 'refused', 'destination': 'h2', 'migration': 'm1'})
+        self.store.set_outcome(early['id'], 'i2', {'status': 'failed'})
+        self.assertEqual({'i1': {'h2': 'm1'}}, self.store.outcomes(
+            'refused', timeutils.utcnow() - datetime.timedelta(minutes=1)))
+        self.assertEqual({}, self.store.outcomes(
+            'refused', timeutils.utcnow() + datetime.timedelta(minutes=1)))
+
     def test_an_outcome_is_set_in_its_own_record_only(self):
         ids = ('a-first', 'm-middle', 'z-last')  # Sorting around the one set.
         for ident in ids:

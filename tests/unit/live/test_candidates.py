@@ -168,7 +168,18 @@ class FakePlacement:
             return None, None, None
         requests = [{'allocations': {rp: {'resources': {'VCPU': 1}}}}
                     for rp in self.providers]
-        return requests, {rp: {} for rp in self.providers}, '1.36'
+        # Placement's summaries: capacity with ratios and reserved amounts,
+        # and usage; a host's child provider (a GPU) sums into its room.
+        summaries = {rp: {'resources': {
+            'VCPU': {'capacity': 40, 'used': 4 * i},
+            'MEMORY_MB': {'capacity': 7680, 'used': 1000 * i}},
+            'root_provider_uuid': rp}
+            for i, rp in enumerate(self.providers)}
+        for rp in self.providers[:1]:
+            summaries['gpu'] = {'resources': {'VGPU': {'capacity': 4,
+                                                       'used': 1}},
+                                'root_provider_uuid': rp}
+        return requests, summaries, '1.36'
 
 
 class LiveCandidatesTest(test.NoDBTestCase):
@@ -229,6 +240,17 @@ class LiveCandidatesTest(test.NoDBTestCase):
         self.assertEqual(['host2', 'host3', 'host4', 'host5'],
                          list(result.allowed))
         self.assertEqual([], list(result.rejected))
+
+    def test_room_of_each_allowed_host_and_the_request(self):
+        result = self.call(source='host2')
+        self.assertEqual(
+            {'host1': {'VCPU': 40, 'MEMORY_MB': 7680, 'VGPU': 3},
+             'host3': {'VCPU': 32, 'MEMORY_MB': 5680},
+             'host4': {'VCPU': 28, 'MEMORY_MB': 4680},
+             'host5': {'VCPU': 24, 'MEMORY_MB': 3680}},
+            {name: result.room[name] for name in result.allowed})
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 512, 'DISK_GB': 1},
+                         result.request)
 
     def test_each_refused_host_is_named_with_the_first_filter_refusing_it(
             self):

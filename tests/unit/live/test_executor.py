@@ -5,6 +5,7 @@ import logging
 import types
 
 import fixtures
+import oslo_messaging as messaging
 import sqlalchemy
 import testtools
 from nova import context as nova_context
@@ -196,11 +197,31 @@ class ExecutorTest(CellTest):
         self.refusal = exception.NoValidHost(reason='h2 is full')
         self.written = False
         outcome = self.executor.start('r1', self.move, self.cell)
+        # Refused, not failed: the destination is to blame, not the
+        # instance, and the outcome names it.
         self.assertEqual(
-            {'status': 'failed', 'migration': None,
+            {'status': executor.REFUSED, 'migration': None,
+             'destination': 'h2',
              'error': 'NoValidHost: No valid host was found. h2 is full'},
             outcome)
         self.assertEqual([], self.executor.poll(timeout=0))
+
+    def test_a_refusal_wrapped_by_the_rpc_layer_is_a_refusal(self):
+        try:
+            raise exception.NoValidHost(reason='h2 is full')
+        except exception.NoValidHost:
+            self.refusal = messaging.ExpectedException()
+        self.written = False
+        outcome = self.executor.start('r1', self.move, self.cell)
+        self.assertEqual((executor.REFUSED, 'h2'),
+                         (outcome['status'], outcome['destination']))
+
+    def test_other_start_failures_are_failures(self):
+        self.refusal = exception.MigrationPreCheckError(reason='no')
+        self.written = False
+        outcome = self.executor.start('r1', self.move, self.cell)
+        self.assertEqual('failed', outcome['status'])
+        self.assertNotIn('destination', outcome)
 
     def test_failure_after_nova_wrote_its_record_names_the_record(self):
         self.refusal = exception.MigrationPreCheckError(reason='no')
@@ -413,7 +434,8 @@ class ColdMigrationTest(CellTest):
         outcome = self.executor.start('r1', self.move, self.cell)
         [record] = self.records()
         self.assertEqual(
-            {'status': 'failed', 'migration': record.uuid,
+            {'status': executor.REFUSED, 'migration': record.uuid,
+             'destination': 'h2',
              'error': 'NoValidHost: No valid host was found. h2 is full'},
             outcome)
         self.assertEqual([], self.executor.poll(timeout=0))

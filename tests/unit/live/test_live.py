@@ -8,6 +8,7 @@ from unittest import mock
 import fixtures
 import testtools
 from nova import objects
+from oslo_utils import fixture as utils_fixture
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler.rebalance import aggregate_settings
@@ -179,18 +180,34 @@ class BuildSnapshotTest(testtools.TestCase):
              'vm_state': 'active', 'task_state': None, 'vcpus': 2},
             live.InstanceFacts(2, 512), None, None)
 
-    def build(self, rows, loads, statuses, trends=None):
+    def build(self, rows, loads, statuses, trends=None, migrations=(),
+              refused=None):
         cloud = live.Cloud(
             hosts={name: live.HostRows(
                 name=name, node=mock.Mock(vcpus=10, memory_mb=8192),
                 service={'disabled': False}, cell=None, up=True,
                 aggregates=[]) for name in ('h1', 'h2')},
-            instances={r.uuid: r for r in rows}, migrations=[])
+            instances={r.uuid: r for r in rows}, migrations=list(migrations))
         settings = dict.fromkeys(('h1', 'h2'), aggregate_settings.HostSettings(
             'global', None, 80, 90, False))
         return live.build_snapshot(cloud, settings, statuses, loads,
                                    model.PlannerConfig(), 3600, 3600, 0,
-                                   trends=trends)
+                                   trends=trends, refused=refused)
+
+    def test_a_move_refused_at_start_quarantines_nothing(self):
+        self.useFixture(utils_fixture.TimeFixture(
+            datetime.datetime(2026, 1, 1, 12, 30)))
+        rows = [self.row(uuids.a, 'h1', 'web'), self.row(uuids.b, 'h1', '')]
+        failed = [migration(uuids.m1, uuids.a, 10),
+                  migration(uuids.m2, uuids.b, 10)]
+        snapshot = self.build(rows, {}, {}, migrations=failed,
+                              refused={uuids.a: {'h2': uuids.m1}})
+        got = {i.uuid: (i.blocked is None, i.refused)
+               for i in snapshot.instances}
+        # a's failure was Nova refusing h2 at start: a may move, not to
+        # h2; b's was a real failure: quarantined.
+        self.assertEqual({uuids.a: (True, ('h2',)),
+                          uuids.b: (False, ())}, got)
 
     def test_trends_of_the_measured_instances(self):
         judged = metrics.HostStatus('h1', 50.0, None, 0, (50.0,), False, 'ok')

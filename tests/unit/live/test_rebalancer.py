@@ -445,7 +445,10 @@ class SnapshotTest(PeriodTestCase):
         self.build.assert_called_once_with(
             self.cloud, settings, self.windows.update.return_value,
             {'i1': 1.5}, self.planner_config, 100, 400, 200, set(),
-            self.period.trends)
+            self.period.trends, self.period.store.outcomes.return_value)
+        # The moves Nova refused at start within the quarantine time.
+        self.period.store.outcomes.assert_called_once_with(
+            executor.REFUSED, self.NOW - datetime.timedelta(seconds=400))
         self.assertEqual((self.build.return_value, self.cloud,
                           frozenset({'h1'})), (snapshot, cloud, late))
         # What was measured feeds the instances' trends.

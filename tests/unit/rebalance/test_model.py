@@ -50,7 +50,8 @@ class ModelTest(testtools.TestCase):
              'reason': 'r', 'expected': {'source_cpu': 50.0},
              'alternatives': [{'instance': 'i2'}],
              'rejected': [{'subject': 'c', 'rule': 'margin', 'detail': ''}],
-             'memory_mb': 0, 'goal': 'balance', 'migration': 'live'},
+             'memory_mb': 0, 'goal': 'balance', 'migration': 'live',
+             'resources': {}},
             data['moves'][0])
         self.assertEqual([], data['drains'])
         self.assertEqual([1.0, 2.0], data['hosts'][0]['window'])
