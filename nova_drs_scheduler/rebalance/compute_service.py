@@ -62,6 +62,17 @@ def disable(host: str, purpose: str, reason: str | None):
     return found, ours(found, purpose)
 
 
+def reword(found, purpose: str, reason: str):
+    """Give ``found``'s disable for ``purpose`` the new ``reason``, if the
+    disable is nova-drs's for that purpose (anyone else's is theirs)."""
+    wanted = disabled_reason(purpose, reason)
+    if ours(found, purpose) and found.disabled_reason != wanted:
+        found.disabled_reason = wanted
+        compute_api.HostAPI().service_update(executor.drs_context(), found)
+        LOG.info('DRS %s: new disabled reason on %s', purpose, found.host)
+    return found
+
+
 def enable(host: str, purpose: str, disabled_by_drs: bool):
     """Enable ``host``'s service if nova-drs disabled it for ``purpose``
     and nobody changed its reason since; ``(service or None when the host

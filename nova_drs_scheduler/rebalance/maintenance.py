@@ -24,9 +24,12 @@ def enter(store, host: str, reason: str | None) -> dict:
 
     The disable comes first, so that nothing new lands from the moment
     this returns; an ``enter`` run again after a failure finds its own
-    disable by its reason.
+    disable by its reason.  A new ``reason`` replaces the service's
+    disabled reason too, while that disable is nova-drs's.
     """
     service, ours = compute_service.disable(host, PURPOSE, reason)
+    if reason is not None:
+        compute_service.reword(service, PURPOSE, reason)
     row = store.enter_maintenance(host, reason, ours)
     return dict(row, service_disabled_reason=service.disabled_reason)
 

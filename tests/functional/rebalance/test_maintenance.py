@@ -228,6 +228,38 @@ class OperatorDisableTest(MaintenanceTestBase):
         self.assertEqual(errors.USAGE, code)
 
 
+class ReasonTest(MaintenanceTestBase):
+    """enter run again with a new reason: the status and nova-drs's own
+    disable take it, an operator's disable keeps theirs."""
+
+    def test_enter_again_changes_the_service_reason(self):
+        self.enter('host1')
+        code, row = self.enter('host1', reason='bios')
+        reason = 'nova-drs: maintenance: bios'
+        self.assertEqual((errors.OK, reason),
+                         (code, row['service_disabled_reason']))
+        self.assertEqual(('disabled', reason), (
+            self.service('host1')['status'],
+            self.service('host1')['disabled_reason']))
+        self.assertEqual('bios', self.status()['host1']['reason'])
+        self.enter('host1', reason=None)
+        self.assertEqual(reason, self.service('host1')['disabled_reason'])
+        # Still nova-drs's disable: exit enables the service again.
+        code, row = self.cli(cli.exit_, host='host1')
+        self.assertEqual((errors.OK, True), (code, row['enabled']))
+        self.assertEqual('enabled', self.service('host1')['status'])
+
+    def test_an_operators_disable_keeps_its_reason(self):
+        self.admin_api.api_put(
+            '/os-services/' + self.service('host2')['id'],
+            {'status': 'disabled', 'disabled_reason': 'broken fan'})
+        self.enter('host2')
+        self.enter('host2', reason='bios')
+        self.assertEqual('broken fan',
+                         self.service('host2')['disabled_reason'])
+        self.assertEqual('bios', self.status()['host2']['reason'])
+
+
 class AggregateDrainTest(MaintenanceTestBase):
     """In aggregate mode a drain stays in its pool, even near full."""
 

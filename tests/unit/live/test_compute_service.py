@@ -11,6 +11,8 @@ from nova_drs_scheduler.rebalance import compute_service
 
 
 class Service:
+    host = 'h1'
+
     def __init__(self, disabled=False, reason=None):
         self.disabled, self.disabled_reason = disabled, reason
 
@@ -52,6 +54,24 @@ class ComputeServiceTest(testtools.TestCase):
             self.assertEqual((service, False),
                              compute_service.disable('h1', 'standby', 'x'))
         self.api.service_update.assert_not_called()
+
+    def test_rewords_its_own_disable_only(self):
+        service = Service(True, 'nova-drs: maintenance: bios')
+        compute_service.reword(service, 'maintenance', 'bios')
+        self.api.service_update.assert_not_called()
+        self.assertIs(service, compute_service.reword(
+            service, 'maintenance', 'disk'))
+        self.assertEqual('nova-drs: maintenance: disk',
+                         service.disabled_reason)
+        self.api.service_update.assert_called_once_with(
+            mock.sentinel.context, service)
+        for theirs in (Service(True, 'broken fan'),
+                       Service(True, 'nova-drs: standby: quiet'),
+                       Service(False, 'nova-drs: maintenance: old')):
+            reason = theirs.disabled_reason
+            compute_service.reword(theirs, 'maintenance', 'disk')
+            self.assertEqual(reason, theirs.disabled_reason)
+        self.api.service_update.assert_called_once()
 
     def test_the_reason_fits_novas_255_characters(self):
         self.assertEqual(255, len(compute_service.disabled_reason(
