@@ -64,11 +64,20 @@ from nova_drs_scheduler.rebalance import policies
 from nova_drs_scheduler.rebalance.policies import base
 
 
-def plan(snapshot: model.Snapshot,
-         candidates: model.CandidatesFn) -> model.Plan:
-    """Plan this period's migrations for ``snapshot``."""
+#: Every goal, in the order the planner serves them.
+GOALS = (model.DRAIN, model.BALANCE, model.LEVEL)
+
+
+def plan(snapshot: model.Snapshot, candidates: model.CandidatesFn,
+         goals=GOALS) -> model.Plan:
+    """Plan this period's migrations for ``snapshot``.
+
+    ``goals``: the ones served (:data:`GOALS`); a drain's flow between
+    periods plans ``(model.DRAIN,)`` alone.
+    """
     policy = policies.get(snapshot.config.policy)
-    return _Planner(snapshot, capacity.counted(candidates), policy).run()
+    return _Planner(snapshot, capacity.counted(candidates), policy).run(
+        goals)
 
 
 def rise_rates(hosts: Mapping[str, model.HostSnapshot],
@@ -242,17 +251,18 @@ class _Planner:
         order = self.order[self._pool(self.hosts[name])]
         del order[bisect.bisect_left(order, (floor, name))]
 
-    def run(self) -> model.Plan:
+    def run(self, goals=GOALS) -> model.Plan:
         drains = [self._drain_host(self.hosts[name])
                   for name in sorted(self.hosts)
-                  if self.hosts[name].draining]
+                  if self.hosts[name].draining and model.DRAIN in goals]
         violated = [self.hosts[n] for n, v in self.verdicts.items()
-                    if v.violated]
+                    if v.violated and model.BALANCE in goals]
         violated.sort(key=lambda h: (-base.pressure(h, h.cpu_percent,
                                                     h.ram_percent), h.name))
         for source in violated:
             self._plan_host(source)
-        if self.policy.levels and self.config.level_gap > 0:
+        if (model.LEVEL in goals and self.policy.levels
+                and self.config.level_gap > 0):
             self._level()
         return model.Plan(moves=tuple(self.moves),
                           hosts=tuple(self.verdicts.values()),

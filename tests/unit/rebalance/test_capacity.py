@@ -188,3 +188,23 @@ class RefusedAtStartTest(testtools.TestCase):
                                       h.host('warm', 30.0), policy='seed'),
                             h.allow_all)
         self.assertEqual(['warm'], [m.destination for m in plan.moves])
+
+
+class GoalsTest(testtools.TestCase):
+    """A drain's flow between periods plans the drains alone."""
+
+    def test_drain_only(self):
+        snap = h.snapshot(
+            [h.host('hot', 95.0, counter=1), h.host('gone', 20.0,
+                                                     draining=True),
+             h.host('cool', 10.0), h.host('warm', 30.0)],
+            [h.instance('a', 'hot', 2.0), h.instance('b', 'gone', 0.5)],
+            benefit_horizon=0, max_concurrent_migrations_per_host=4)
+        both = planner.plan(snap, h.allow_all)
+        self.assertEqual(['b', 'a'], [m.instance for m in both.moves])
+        drain = planner.plan(snap, h.allow_all, goals=(model.DRAIN,))
+        self.assertEqual(['b'], [m.instance for m in drain.moves])
+        self.assertEqual(['gone'], [d.host for d in drain.drains])
+        balance = planner.plan(snap, h.allow_all, goals=(model.BALANCE,))
+        self.assertEqual(['a'], [m.instance for m in balance.moves])
+        self.assertEqual((), balance.drains)
