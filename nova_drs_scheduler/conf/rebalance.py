@@ -181,19 +181,21 @@ OPTS = [
              'period.'),
     cfg.IntOpt(
         'drain_max_concurrent_migrations_per_host',
-        default=4,
         min=1,
-        help='Maximum number of migrations in flight off a host in '
-             'maintenance (``nova-drs maintenance enter``), counting those '
-             'planned this period, and into each of its destinations when '
-             'that is more than ``max_concurrent_migrations_per_host``. '
-             'Drain moves are planned before balancing and count in '
-             '``max_concurrent_migrations``, but not in '
-             '``max_migrations_per_period``, which stays balancing\'s: an '
-             'overloaded host is not kept waiting by a drain. Nova runs one '
-             'host\'s live migrations one after the other unless '
-             '``[DEFAULT] max_concurrent_live_migrations`` on the computes '
-             'allows more.'),
+        help='Maximum number of migrations in flight off a host that is '
+             'draining (maintenance or standby), and into each of its '
+             'destinations when that is more than '
+             '``max_concurrent_migrations_per_host``. Unset (the default), '
+             'it follows ``[DEFAULT] max_concurrent_live_migrations`` as '
+             'read by the scheduler (Nova\'s default 1; 0, Nova\'s '
+             'deprecated "unlimited", means ``max_concurrent_migrations``): '
+             'Nova\'s compute queues any more than that per source anyway. '
+             'Raise both together, on the computes and here. Drain moves '
+             'count in ``max_concurrent_migrations`` but not in '
+             '``max_migrations_per_period``, and leave a slot of '
+             '``max_concurrent_migrations`` to each violated host, up to '
+             '``max_migrations_per_period`` (at least one slot to drains): '
+             'an overloaded host never waits for a drain to finish.'),
     cfg.IntOpt(
         'instance_cooldown',
         default=3600,

@@ -6,8 +6,15 @@ the metrics' objects is the rebalancer's business, so it happens here.
 The live period and the simulator build them the same way.
 """
 
+from oslo_config import cfg
+
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
+
+
+#: Nova's default ``[DEFAULT] max_concurrent_live_migrations``, for a
+#: process without Nova's options (the simulator).
+NOVA_MAX_CONCURRENT_LIVE_MIGRATIONS = 1
 
 
 def planner_config(conf) -> model.PlannerConfig:
@@ -29,12 +36,25 @@ def planner_config(conf) -> model.PlannerConfig:
         destination_deviations=drs.destination_deviations,
         level_gap=drs.level_gap, level_band=drs.level_band,
         level_rise_rate=drs.level_rise_rate,
-        drain_max_concurrent_migrations_per_host=(
-            drs.drain_max_concurrent_migrations_per_host),
+        drain_max_concurrent_migrations_per_host=drain_concurrency(conf),
         benefit_horizon=drs.benefit_horizon,
         load_halflife=drs.expected_load_halflife,
         migration_bandwidth=drs.migration_bandwidth,
         migration_dirty_rate=drs.migration_dirty_rate)
+
+
+def drain_concurrency(conf) -> int:
+    """Migrations at once off a draining host: ``[drs]
+    drain_max_concurrent_migrations_per_host``, or, unset, Nova's own
+    ``max_concurrent_live_migrations`` (0: the cloud's total)."""
+    value = conf.drs.drain_max_concurrent_migrations_per_host
+    if value is None:
+        try:
+            value = (conf.max_concurrent_live_migrations
+                     or conf.drs.max_concurrent_migrations)
+        except cfg.NoSuchOptError:  # The simulator: Nova's default.
+            value = NOVA_MAX_CONCURRENT_LIVE_MIGRATIONS
+    return value
 
 
 def metrics_windows(conf) -> metrics.MetricsWindows:

@@ -64,11 +64,13 @@ class PlannerConfig:
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
-    #: Migrations at once off a host in maintenance, and into each of its
+    #: Migrations at once off a draining host, and into each of its
     #: destinations (if more than ``max_concurrent_migrations_per_host``);
-    #: drains count in ``max_concurrent_migrations`` but not in
-    #: ``max_migrations_per_period``, which is balancing's.
-    drain_max_concurrent_migrations_per_host: int = 4
+    #: Nova's ``max_concurrent_live_migrations`` by default.  Drains count
+    #: in ``max_concurrent_migrations`` but not in
+    #: ``max_migrations_per_period``, and leave a slot of the total to each
+    #: violated host, up to that budget (:meth:`planner._Planner._limit`).
+    drain_max_concurrent_migrations_per_host: int = 1
     #: The cost-benefit rule (``benefit``): a move must buy more relief
     #: over this many seconds than it costs; 0 turns the rule off.
     benefit_horizon: float = 3600.0

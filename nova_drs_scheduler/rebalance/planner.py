@@ -144,6 +144,8 @@ class _Planner:
         for name in sorted(self.hosts):
             self.verdicts[name], self.barred[name] = self._judge(
                 self.hosts[name])
+        #: Violated hosts: drains leave each a slot (``_limit``).
+        self.violated = sum(v.violated for v in self.verdicts.values())
         self.cpu = {n: h.cpu_percent for n, h in self.hosts.items()}
         self.ram = {n: h.ram_percent for n, h in self.hosts.items()}
         self.busy = collections.Counter(snapshot.inflight_by_host)
@@ -504,15 +506,21 @@ class _Planner:
 
         ``per_host``: the source's own cap (default: a violated host's);
         a drain's moves count in the total but not in a period's budget,
-        which is balancing's.
+        which is balancing's, and leave a slot of the total to each
+        violated host, up to that budget (at least one slot to drains):
+        an overloaded host never waits for a drain to finish.
         """
         cfg = self.config
         if not drain and (len(self.moves) - self.drain_moves
                           >= cfg.max_migrations_per_period):
             return 'limit:per-period'
-        if (self.snapshot.inflight_total + len(self.moves)
-                >= cfg.max_concurrent_migrations):
+        busy = self.snapshot.inflight_total + len(self.moves)
+        total = cfg.max_concurrent_migrations
+        if busy >= total:
             return 'limit:total'
+        if drain and busy >= total - min(cfg.max_migrations_per_period,
+                                         self.violated, total - 1):
+            return _DRAIN_SHARE
         if per_host is None:
             per_host = max(cfg.max_concurrent_migrations_per_host,
                            cfg.max_concurrent_migrations_per_violated_host)
@@ -815,6 +823,9 @@ _REFUSED = 'refused-at-start'
 _BARRED_DETAIL = {
     'no-return': 'the instance left it recently',
     _REFUSED: 'Nova refused this move there at start (no valid host)'}
+
+#: The limit holding a drain move back to leave balancing its share.
+_DRAIN_SHARE = 'limit:drain-share'
 
 #: Planner rules that bar a host from balancing but not from a drain.
 _DRAIN_DESTINATION = {'automation-off': None}

@@ -108,7 +108,8 @@ class PlannerCapacityTest(testtools.TestCase):
             [h.host('host1', 20.0, draining=True), h.host('host2', 10.0),
              h.host('host3', 40.0)],
             [h.instance(f'i{n}', 'host1', 0.5, memory_mb=2500)
-             for n in (1, 2, 3)])
+             for n in (1, 2, 3)],
+            drain_max_concurrent_migrations_per_host=4)
         plan = planner.plan(snap, _rooms({'host2': 3000, 'host3': 9000}))
         self.assertEqual(
             [('i1', 'host2'), ('i2', 'host3'), ('i3', 'host3')],
@@ -123,7 +124,8 @@ class PlannerCapacityTest(testtools.TestCase):
         snap = h.snapshot(
             [h.host('host1', 20.0, draining=True), h.host('host2', 10.0)],
             [h.instance(f'i{n}', 'host1', 0.5, memory_mb=2500)
-             for n in (1, 2)])
+             for n in (1, 2)],
+            drain_max_concurrent_migrations_per_host=4)
         plan = planner.plan(snap, _rooms({'host2': 3000}))
         self.assertEqual(['i1'], [m.instance for m in plan.moves])
         blocker, = plan.drains[0].blockers

@@ -52,6 +52,20 @@ class RebalanceOptionsTest(test.NoDBTestCase):
                 level_gap=7.0, level_band=12.0, level_rise_rate=1.5),
             from_conf.planner_config(conf.CONF))
 
+    def test_drain_concurrency_follows_novas_unless_set(self):
+        def drain():
+            return from_conf.planner_config(
+                conf.CONF).drain_max_concurrent_migrations_per_host
+        self.assertEqual(1, drain())  # Nova's default.
+        self.flags(max_concurrent_live_migrations=3)
+        self.assertEqual(3, drain())
+        # Nova's deprecated 0 ("unlimited"): the cloud's total.
+        self.flags(max_concurrent_live_migrations=0)
+        self.flags(max_concurrent_migrations=6, group='drs')
+        self.assertEqual(6, drain())
+        self.flags(drain_max_concurrent_migrations_per_host=2, group='drs')
+        self.assertEqual(2, drain())
+
     def test_metrics_windows_follow_options(self):
         self.flags(window=5, stabilization=4, metrics_max_age=99,
                    cpu_threshold=70.0, level_rise_points=12.5,

@@ -71,11 +71,23 @@ class DrainTest(testtools.TestCase):
                           ('i1', model.BALANCE)],
                          [(m.instance, m.goal) for m in result.moves])
         self.assertTrue(any('limit:per-period' in n for n in result.notes))
-        # The total still counts them.
+        # The total still counts them, and they leave a slot of it to a
+        # violated host (up to the period's budget): d2 waits, i1 moves.
         result = self.plan(hosts, instances, max_migrations_per_period=1,
                            max_concurrent_migrations=2)
+        self.assertEqual(['d1', 'i1'], [m.instance for m in result.moves])
+        self.assertEqual([('d2', 'limit:drain-share')],
+                         [(r.subject, r.rule)
+                          for r in result.drains[0].waiting])
+        # With no violated host, drains may use the whole total.
+        calm = [h.host('m', 10.0, draining=True, schedulable=False),
+                h.host('ok', 10.0), h.host('ok2', 10.0)]
+        result = self.plan(calm, instances[2:], max_concurrent_migrations=2)
         self.assertEqual(['d1', 'd2'], [m.instance for m in result.moves])
-        self.assertTrue(any('limit:total' in n for n in result.notes))
+        # And at least one slot of it, whatever balancing's budget.
+        result = self.plan(hosts, instances, max_migrations_per_period=5,
+                           max_concurrent_migrations=2)
+        self.assertEqual(['d1', 'i1'], [m.instance for m in result.moves])
 
     def test_blockers_and_waiting_are_told_apart(self):
         hosts = [h.host('m', 50.0, draining=True), h.host('a', 10.0)]
@@ -478,7 +490,8 @@ class BalancedFallbackTest(testtools.TestCase):
             hosts, [h.instance('i1', 'm', 0.5, memory_mb=2000),
                     h.instance('i2', 'm', 0.5)], policy='balanced',
             max_migrations_per_period=10, max_concurrent_migrations=10,
-            max_concurrent_migrations_per_host=3), h.allow_all)
+            max_concurrent_migrations_per_host=3,
+            drain_max_concurrent_migrations_per_host=2), h.allow_all)
         self.assertEqual([('i1', 'a', {'destination_cpu': 81.0}),
                           ('i2', 'a', {'destination_cpu': 86.0})],
                          [(m.instance, m.destination,

@@ -853,8 +853,8 @@ class PlannerDrainTest(testtools.TestCase):
                  host('w', 0.0, power=model.WAKING)]
         instances = [h.instance('e1', 'e', 1.0), h.instance('m1', 'm', 1.0)]
         result = planner.plan(
-            snap(hosts, instances, max_concurrent_migrations=10),
-            h.allow_all)
+            snap(hosts, instances, max_concurrent_migrations=10,
+                 max_concurrent_migrations_per_host=2), h.allow_all)
         moves = {m.instance: m for m in result.moves}
         self.assertEqual({'e1': 'a', 'm1': 'a'},
                          {u: m.destination for u, m in moves.items()})
