@@ -39,6 +39,7 @@ CONF = conf.CONF
 LOG = logging.getLogger(__name__)
 
 _TASK = '_drs_rebalance'
+_FLOW_TASK = '_drs_drain_flow'
 
 
 class DRSSchedulerManager(manager.SchedulerManager):
@@ -50,7 +51,8 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # Rows cached with bounded staleness; the service may still swap
         # in the host manager ``[scheduler] host_manager`` names.
         self.host_manager = host_manager.CachingHostManager()
-        self._set_rebalance_spacing(CONF.drs.rebalance_interval)
+        self._set_spacing(_TASK, CONF.drs.rebalance_interval)
+        self._set_spacing(_FLOW_TASK, CONF.drs.drain_flow_interval)
         # The leader is made at the first period, in the worker process
         # that runs it (a tooz heartbeat would not survive a fork).
         self.rebalancer = rebalancer.Rebalancer(
@@ -108,16 +110,20 @@ class DRSSchedulerManager(manager.SchedulerManager):
     def placement_client(self):
         return allocation_requests.ReportClient(super().placement_client)
 
-    def _set_rebalance_spacing(self, interval: int) -> None:
+    def _set_spacing(self, task: str, interval: int) -> None:
         """Shadow the class-level spacing read at import time."""
         self._periodic_spacing = dict(self._periodic_spacing,
-                                      **{_TASK: interval})
+                                      **{task: interval})
         # Count the first interval from now, not from the import.
-        self._periodic_last_run[_TASK] = periodic_task.now()
+        self._periodic_last_run[task] = periodic_task.now()
 
     @periodic_task.periodic_task(spacing=60, run_immediately=False)
     def _drs_rebalance(self, context):
         self.run_rebalance(context)
+
+    @periodic_task.periodic_task(spacing=5, run_immediately=False)
+    def _drs_drain_flow(self, context):
+        self.rebalancer.flow(context)
 
     def run_rebalance(self, context) -> dict:
         """Run one rebalance period now; returns its decision record."""

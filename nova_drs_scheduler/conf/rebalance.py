@@ -180,6 +180,16 @@ OPTS = [
              'cloud (or the lease\'s scope), counting those planned this '
              'period.'),
     cfg.IntOpt(
+        'drain_flow_interval',
+        default=5,
+        min=1,
+        help='Seconds between the leader\'s checks, between rebalance '
+             'periods, for drain moves that have ended. While a host '
+             'drains (maintenance or standby), each check that finds a '
+             'move ended plans the drains alone at once and starts their '
+             'next moves, so a drain goes at the pace of its migrations '
+             'and the link, not once per ``rebalance_interval``.'),
+    cfg.IntOpt(
         'drain_max_concurrent_migrations_per_host',
         min=1,
         help='Maximum number of migrations in flight off a host that is '

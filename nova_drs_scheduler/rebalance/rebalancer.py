@@ -44,6 +44,14 @@ from nova_drs_scheduler.rebalance.sources import base as sources_base
 CONF = conf.CONF
 LOG = logging.getLogger(__name__)
 
+#: ``trigger`` of the records of a drain's flow between periods.
+FLOW = 'drain-flow'
+
+#: What skips a period (or a flow step) with nothing judged or moved: the
+#: data it needs could not be read.
+_SKIPPING = (sources_base.MetricsUnavailable, db_exc.DBError,
+             candidates.PlacementUnavailableError)
+
 #: Outcomes of a move that ended, as the recommendation's state.
 _ENDED = {'completed': db_store.COMPLETED}
 
@@ -70,6 +78,9 @@ class Rebalancer:
         #: Whether the last period was led here; adoption happens on the
         #: change to True.
         self._leading = False
+        #: Whether a move ended since the last acting plan: a drain's flow
+        #: plans only then.
+        self._flow_due = False
         self.reload()
 
     def reload(self) -> None:
@@ -135,8 +146,7 @@ class Rebalancer:
             # interval in all, so that the period ends before the next.
             with pacing.budget(CONF.drs.rebalance_interval / 2) as pace:
                 self._lead(context, rec)
-        except (sources_base.MetricsUnavailable, db_exc.DBError,
-                candidates.PlacementUnavailableError) as exc:
+        except _SKIPPING as exc:
             # Nothing is judged on data we could not read, and the stored
             # windows stay as they were.  One warning per skipped period.
             LOG.warning('DRS rebalance period skipped, no move made: %s',
@@ -245,6 +255,14 @@ class Rebalancer:
         # Power management's step (its decisions go in the record): after
         # the plan, whose drains empty the hosts entering standby.
         self.power.run(rec, period, power_rows, maintenance)
+        self._start(rec, plan, cloud, starting)
+        if maintenance:
+            self._report_drains(rec, plan, cloud, maintenance)
+        self._check_relief(rec['hosts'], started)
+
+    def _start(self, rec, plan, cloud, starting) -> None:
+        """Store the record, then start ``starting`` (``[(move, what its
+        outcomes carry)]``) and record how each began."""
         # Stored before anything starts: a scheduler killed from here on
         # leaves a record its successor completes (_adopt_unfinished).
         self.store.add(rec)
@@ -255,13 +273,60 @@ class Rebalancer:
                 **extra)
             self._outcome(rec['id'], move.instance, outcome)
             record.set_outcome(rec, move.instance, outcome)
-        self.store.purge(drs.history_size, drs.history_max_age)
+        self.store.purge(CONF.drs.history_size, CONF.drs.history_max_age)
         _log_period(rec)
         # Moves that already ended (or failed at once) complete the record.
         self.collect_outcomes()
-        if maintenance:
-            self._report_drains(rec, plan, cloud, maintenance)
-        self._check_relief(rec['hosts'], started)
+
+    def flow(self, context) -> dict | None:
+        """Between periods: once a move this leader follows has ended and
+        a host is draining (maintenance or standby), plan the drains alone
+        at once and start their moves, so that a drain goes at the pace of
+        its migrations, not of the period.
+
+        Returns the step's decision record (``trigger`` ``drain-flow``;
+        stored only when it moves something), or None when nothing was to
+        be planned.  Only the scheduler that led
+        the last period acts, after checking it still leads; the windows
+        are read, not advanced, and nothing but the drains is planned.
+        """
+        if not self._leading:
+            return None
+        self.collect_outcomes()
+        if not self._flow_due:
+            return None
+        maintenance = self.store.maintenance_hosts()
+        power_rows = self.store.power_hosts()
+        if not (maintenance or standby.entering(power_rows)):
+            return None
+        is_leader, why = self.leader.check(context)
+        if not is_leader:
+            self._leading = False
+            LOG.debug('DRS drain flow stopped: %s', why)
+            return None
+        config = from_conf.planner_config(CONF)
+        rec = record.new_record(CONF.drs.automation, config)
+        rec.update(scheduler=CONF.host, trigger=FLOW)
+        try:
+            with pacing.budget(CONF.drs.drain_flow_interval):
+                period = self._plan(
+                    context, config, rec, self.windows(), acting=True,
+                    draining=set(maintenance), power_rows=power_rows,
+                    goals=(model.DRAIN,))
+                for move in period.plan.moves:
+                    record.set_outcome(rec, move.instance,
+                                       {'status': 'starting'})
+                if period.plan.moves:  # Else no record: history stays lean.
+                    self._start(rec, period.plan, period.cloud,
+                                [(move, {}) for move in period.plan.moves])
+                if maintenance:
+                    self._report_drains(rec, period.plan, period.cloud,
+                                        maintenance)
+        except _SKIPPING as exc:
+            # The next move's end, or the next period, tries again.
+            LOG.warning('DRS drain flow step skipped: %s', exc)
+            return None
+        return rec
 
     def _report_drains(self, rec, plan, cloud, maintenance) -> None:
         """Store where each drain stands, for ``maintenance status`` and
@@ -352,9 +417,12 @@ class Rebalancer:
                                   record_id, instance, created))
 
     def collect_outcomes(self) -> None:
+        """Store the outcomes of the moves that ended; a drain's flow
+        plans again after any (:meth:`flow`)."""
         for record_id, instance, outcome in self.executor.poll(
                 CONF.drs.migration_timeout):
             self._outcome(record_id, instance, outcome)
+            self._flow_due = True
 
     def _outcome(self, record_id: str, instance: str, outcome: dict) -> None:
         """Store a move's outcome; an ended one also ends its
@@ -368,22 +436,25 @@ class Rebalancer:
                 outcome.get('error'))
 
     def _plan(self, context, config, rec, windows, acting, draining,
-              power_rows) -> 'Period':
+              power_rows, goals=planner.GOALS) -> 'Period':
         """Snapshot, (when acting) recommendations, plan, into ``rec``.
 
         ``draining``: the hosts in maintenance; ``power_rows``: the hosts
         out of their pool's service (``Store.power_hosts``), those entering
-        standby drained too.
+        standby drained too; ``goals``: the planner's, all but in a
+        drain's flow, which neither reads every instance nor takes up
+        approved recommendations.
         """
         snapshot, cloud, levels, late = self._snapshot(
-            context, config, windows, all_instances=not acting,
+            context, config, windows,
+            all_instances=not acting and goals == planner.GOALS,
             draining=draining | standby.entering(power_rows),
             power_rows=power_rows)
         cands = candidates.LiveCandidates(
             context, self.host_manager, self.placement_client,
             cloud.instances)
         approved = []
-        if acting:
+        if acting and goals == planner.GOALS:
             recommendations.revalidate(self.store, snapshot)
             approved = recommendations.approved(self.store, snapshot, cands)
             for ident, _move in approved:
@@ -396,7 +467,11 @@ class Rebalancer:
         freeze = getattr(self.host_manager, 'freeze', None)
         if freeze is not None:
             freeze()
-        plan = planner.plan(snapshot, cands)
+        plan = planner.plan(snapshot, cands, goals)
+        if acting:
+            # Planned with every move ended so far: the flow waits for
+            # the next end.
+            self._flow_due = False
         record.add_plan(rec, snapshot, plan)
         record.add_not_relieved(rec, plan, late,
                                 CONF.drs.instance_metrics_timeout)

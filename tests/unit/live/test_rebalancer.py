@@ -321,8 +321,9 @@ class PlanTest(PeriodTestCase):
         return rec, result
 
     def planned_on(self):
-        snapshot, cands = self.patched['plan'].call_args.args
+        snapshot, cands, goals = self.patched['plan'].call_args.args
         self.assertIs(self.patched['LiveCandidates'].return_value, cands)
+        self.assertEqual(planner.GOALS, goals)
         return snapshot
 
     def test_acting_starts_approved_recommendations(self):
