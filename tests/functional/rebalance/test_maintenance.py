@@ -453,6 +453,7 @@ class FlowTest(MaintenanceTestBase):
         stored = self.rebalancer.store.get(steps[-1]['id'])
         self.assertEqual(['completed'], [
             m['outcome']['status'] for m in stored['moves']])
+        self.assertEqual('drain-flow', stored['trigger'])
 
     def test_no_flow_without_a_drain_or_before_leading(self):
         self.assertIsNone(self.rebalancer.flow(self.admin_context()))

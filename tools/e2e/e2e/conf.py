@@ -171,8 +171,10 @@ def scheduler(layout: Layout, host: str) -> str:
         'window': 2, 'stabilization': 2,
         'rebalance_interval': REBALANCE_INTERVAL,
         'metrics_max_age': 30, 'max_migrations_per_period': 1,
-        # One drain move at a time: the failover lands mid-drain.
-        'drain_max_concurrent_migrations_per_host': 1,
+        # One drain move at a time (Nova's max_concurrent_live_migrations,
+        # which the drain follows), each ended move followed by the next
+        # within a second: the failover lands mid-drain.
+        'drain_flow_interval': 1,
         'instance_cooldown': 3600, 'migration_timeout': 120,
         'coordination_backend_url': layout.redis.url,
         'exporter_port': layout.exporter_ports[host],

@@ -384,6 +384,12 @@ def drain_failover(sc) -> None:
                      'record') in records_of_other,
                  f'{leader} led {led_by_killed} period(s) of it, {other} '
                  f'moved {len(by_other)} of the {len(on_host)} server(s)')
+    flowed = [r for r in records_of_other.values()
+              if r.get('trigger') == 'drain-flow' and r.get('moves')]
+    report.check(f'{other}\'s drain flowed between periods: a move started '
+                 f'as the one before ended (records with trigger drain-flow)',
+                 bool(flowed), f'{len(flowed)} flow step(s) of '
+                 f'{len(records_of_other)} record(s)')
     migrations = _ended(sc, since)
     per_instance = _per_instance(migrations)
     twice = {on_host.get(uuid, uuid): len(ms)
