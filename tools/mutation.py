@@ -57,7 +57,7 @@ _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
 _PLANNER_TESTS = [_REBALANCE + name for name in (
     'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
     'test_cost', 'test_policies', 'test_deviation', 'test_leveling',
-    'test_drain', 'test_benefit')]
+    'test_drain', 'test_benefit', 'test_capacity')]
 
 #: Module (relative to the package) -> the unit tests that pin it.
 MODULES = {
@@ -75,6 +75,7 @@ MODULES = {
                              _REBALANCE + 'test_deviation',
                              _REBALANCE + 'test_leveling'],
     'rebalance/planner.py': _PLANNER_TESTS,
+    'rebalance/capacity.py': [_REBALANCE + 'test_capacity'],
     'rebalance/policies/__init__.py': _PLANNER_TESTS,
     'rebalance/policies/base.py': _PLANNER_TESTS,
     'rebalance/policies/balanced.py': _PLANNER_TESTS,

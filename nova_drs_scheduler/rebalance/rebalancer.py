@@ -78,8 +78,8 @@ class Rebalancer:
         #: Whether the last period was led here; adoption happens on the
         #: change to True.
         self._leading = False
-        #: Whether a move ended since the last acting plan: a drain's flow
-        #: plans only then.
+        #: Whether a move ended since the last period or flow step read
+        #: the cloud: a drain's flow plans only then.
         self._flow_due = False
         self.reload()
 
@@ -221,6 +221,9 @@ class Rebalancer:
             self._adopt_unfinished()
             self._leading = True
         self.collect_outcomes()
+        # Planned with every move ended so far: the flow waits for the
+        # next end.
+        self._flow_due = False
         drs = CONF.drs
         config = from_conf.planner_config(CONF)
         windows = self.windows()
@@ -304,6 +307,7 @@ class Rebalancer:
             self._leading = False
             LOG.debug('DRS drain flow stopped: %s', why)
             return None
+        self._flow_due = False
         config = from_conf.planner_config(CONF)
         rec = record.new_record(CONF.drs.automation, config)
         rec.update(scheduler=CONF.host, trigger=FLOW)
@@ -468,10 +472,6 @@ class Rebalancer:
         if freeze is not None:
             freeze()
         plan = planner.plan(snapshot, cands, goals)
-        if acting:
-            # Planned with every move ended so far: the flow waits for
-            # the next end.
-            self._flow_due = False
         record.add_plan(rec, snapshot, plan)
         record.add_not_relieved(rec, plan, late,
                                 CONF.drs.instance_metrics_timeout)

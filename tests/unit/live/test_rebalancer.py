@@ -4,6 +4,7 @@ moves' outcomes end their recommendations.  Nova and the DRS database are
 stand-ins here; tests/functional/rebalance runs the whole period."""
 
 import datetime
+import itertools
 import json
 import logging
 from unittest import mock
@@ -548,6 +549,85 @@ class OutcomeTest(PeriodTestCase):
         self.period.executor.poll.assert_called_once_with(30)
         self.period.store.set_outcome.assert_called_once_with(
             'r1', 'i1', {'status': 'completed'})
+
+
+class FlowTest(PeriodTestCase):
+    """Between periods, a drain's next moves start once a move ended."""
+
+    def setUp(self):
+        super().setUp()
+        self.period._leading = True
+        self.period.executor.poll.return_value = [
+            ('r0', 'i0', {'status': 'completed'})]
+        self.store.maintenance_hosts.return_value = {'h1': {}}
+        self.cloud = mock.Mock(instances={'i1': mock.Mock(cell='c1')})
+        self.planned = [move('i1')]
+        self.seen = []
+
+        def plan(context, config, rec, windows, acting, draining,
+                 power_rows, goals):
+            self.seen.append((acting, draining, goals))
+            rec['moves'] = [{'instance': m.instance, 'source': m.source,
+                             'destination': m.destination,
+                             'outcome': {'status': 'planned'}}
+                            for m in self.planned]
+            return rebalancer.Period(mock.Mock(moves=self.planned, drains=()),
+                                     self.cloud, {}, [], EMPTY, None)
+        self.period._plan = plan
+        self.period.windows = mock.Mock()
+        self.period.executor.start.return_value = {'status': 'started'}
+
+    def test_an_ended_move_and_a_drain_plan_the_drains_alone(self):
+        self.period.executor.poll.side_effect = itertools.chain(
+            [[('r0', 'i0', {'status': 'completed'})]], itertools.repeat([]))
+        rec = self.period.flow(mock.sentinel.context)
+        self.assertEqual([(True, {'h1'}, (model.DRAIN,))], self.seen)
+        self.assertEqual(rebalancer.FLOW, rec['trigger'])
+        self.period.leader.check.assert_called_once_with(
+            mock.sentinel.context)
+        # Stored before it starts, then started.
+        self.store.add.assert_called_once_with(rec)
+        self.period.executor.start.assert_called_once_with(
+            rec['id'], self.planned[0], 'c1')
+        # Planned with every end so far: the next check waits for another.
+        self.assertIsNone(self.period.flow(mock.sentinel.context))
+        self.assertEqual(1, len(self.seen))
+
+    def test_a_host_entering_standby_drains_too(self):
+        self.store.maintenance_hosts.return_value = {}
+        self.store.power_hosts.return_value = {
+            'h2': {'state': model.ENTERING}}
+        self.assertIsNotNone(self.period.flow(None))
+        self.assertEqual([(True, set(), (model.DRAIN,))], self.seen)
+
+    def test_nothing_without_an_ended_move_a_drain_or_the_lead(self):
+        self.period.executor.poll.return_value = []
+        self.assertIsNone(self.period.flow(None))
+        self.period.executor.poll.return_value = [
+            ('r0', 'i0', {'status': 'completed'})]
+        self.store.maintenance_hosts.return_value = {}
+        self.assertIsNone(self.period.flow(None))
+        self.store.maintenance_hosts.return_value = {'h1': {}}
+        self.period.leader.check.return_value = (False, 'sched-2 leads')
+        self.assertIsNone(self.period.flow(None))
+        self.assertFalse(self.period._leading)
+        self.assertIsNone(self.period.flow(None))
+        self.assertEqual([], self.seen)
+        self.period.executor.start.assert_not_called()
+
+    def test_a_step_with_nothing_to_move_stores_nothing(self):
+        self.planned = []
+        rec = self.period.flow(None)
+        self.assertEqual([], rec['moves'])
+        self.store.add.assert_not_called()
+
+    def test_unreadable_data_skips_the_step(self):
+        def fail(*args, **kwargs):
+            raise db_exc.DBError('gone')
+        self.period._plan = fail
+        self.assertIsNone(self.period.flow(None))
+        self.assertIn('DRS drain flow step skipped: gone', self.log.output)
+        self.period.executor.start.assert_not_called()
 
 
 class AdoptTest(PeriodTestCase):
