@@ -38,7 +38,7 @@ def shortfall(room: Mapping[str, int], took: Mapping[str, int],
     short = []
     for rc, amount in sorted(request.items()):
         free = room.get(rc)
-        if free is None or amount <= 0:
+        if free is None:
             continue
         left = free - took.get(rc, 0)
         if amount > left:
@@ -54,22 +54,21 @@ def fit(found: model.Candidates,
         planned: Iterable[model.Move]) -> model.Candidates:
     """``found`` with the hosts the planned moves leave too small moved
     from ``allowed`` to ``rejected`` (:data:`RULE`)."""
-    if not found.room or not found.request:
-        return found
     took = taken(planned)
-    allowed, rejected = [], list(found.rejected)
+    refused = {}
     for name in found.allowed:
         room = found.room.get(name)
         why = room is not None and shortfall(room, took.get(name, {}),
                                              found.request)
         if why:
-            rejected.append(model.Rejection(name, RULE, why))
-        else:
-            allowed.append(name)
-    if len(allowed) == len(found.allowed):
+            refused[name] = why
+    if not refused:
         return found
-    return model.Candidates(allowed=allowed, rejected=rejected,
-                            room=found.room, request=found.request)
+    return model.Candidates(
+        allowed=[name for name in found.allowed if name not in refused],
+        rejected=[*found.rejected, *(model.Rejection(name, RULE, why)
+                                     for name, why in refused.items())],
+        room=found.room, request=found.request)
 
 
 def counted(candidates: model.CandidatesFn) -> model.CandidatesFn:

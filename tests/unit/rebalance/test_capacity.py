@@ -90,6 +90,29 @@ class FitTest(testtools.TestCase):
                                  request={MB: 2500, 'VCPU': 4})
         self.assertEqual(['a'], list(capacity.fit(found, ()).allowed))
 
+    def test_room_short_by_one_unit_with_nothing_planned(self):
+        found = model.Candidates(allowed=['a', 'b'],
+                                 room={'a': {MB: 2499}, 'b': {MB: 2500}},
+                                 request={MB: 2500})
+        fitted = capacity.fit(found, ())
+        self.assertEqual(['b'], list(fitted.allowed))
+        self.assertEqual('MEMORY_MB 2500 wanted, 2499 free',
+                         fitted.rejected[0].detail)
+
+    def test_a_class_missing_from_the_room_does_not_hide_the_next(self):
+        # DISK_GB sorts first and is not reported: MEMORY_MB still counts.
+        found = model.Candidates(allowed=['a'], room={'a': {MB: 100}},
+                                 request={'DISK_GB': 1, MB: 2500})
+        self.assertEqual([], list(capacity.fit(found, ()).allowed))
+
+    def test_every_short_class_is_named(self):
+        found = model.Candidates(allowed=['a'],
+                                 room={'a': {MB: 100, 'VCPU': 1}},
+                                 request={MB: 2500, 'VCPU': 2})
+        self.assertEqual('MEMORY_MB 2500 wanted, 100 free; VCPU 2 wanted, '
+                         '1 free',
+                         capacity.fit(found, ()).rejected[0].detail)
+
     def test_taken_sums_per_destination(self):
         took = capacity.taken([_move('i1', 'a', VCPU=1, MEMORY_MB=10),
                                _move('i2', 'a', VCPU=2),
