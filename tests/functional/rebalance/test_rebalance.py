@@ -82,9 +82,9 @@ class FreezeBeforePlanTest(base.RebalanceTestBase):
         real = planner.plan
         frozen = []
 
-        def plan(snapshot, cands):
+        def plan(snapshot, cands, goals=planner.GOALS):
             frozen.append(test_freezing.is_frozen(snapshot.hosts['host1']))
-            return real(snapshot, cands)
+            return real(snapshot, cands, goals)
 
         with mock.patch.object(planner, 'plan', plan):
             self._period({'host1': 90, 'host2': 40, 'host3': 10})
@@ -344,17 +344,20 @@ class OptOutTest(base.RebalanceTestBase):
 
 
 class FailedMigrationTest(base.RebalanceTestBase):
-    """Scenario 7: a failed migration leaves everything as it was."""
+    """Scenario 7: a move refused at start leaves everything as it was."""
 
-    def test_instance_stays_active_on_source_and_is_quarantined(self):
+    def test_instance_stays_active_on_source_and_tries_another_host(self):
         server = self._boot('host1')
         loads = {server: 4.5}
         self._period(HOT, loads)
         record = self._refused_period(
             HOT, loads, exception.MigrationPreCheckError(reason='injected'))
 
+        # The conductor answers a requested destination whose check
+        # fails with NoValidHost: refused there, not the instance's fault.
         [move] = record['moves']
-        self.assertEqual('failed', move['outcome']['status'])
+        self.assertEqual(('refused', 'host3'), (
+            move['outcome']['status'], move['outcome']['destination']))
         self.assertIn('NoValidHost', move['outcome']['error'])
         found = self._server(server)
         self.assertEqual(('ACTIVE', None, 'host1'), (
@@ -367,12 +370,15 @@ class FailedMigrationTest(base.RebalanceTestBase):
             self.assertRequestMatchesUsage(
                 {'VCPU': 0, 'MEMORY_MB': 0, 'DISK_GB': 0},
                 self._get_provider_uuid_by_host(host))
-        # Quarantined: two more periods (violated again), and no move.
-        self._period(HOT, loads)
-        record = self._period(HOT, loads)
-        self.assertTrue(self._verdict(record, 'host1')['violated'])
-        self.assertEqual([], record['moves'])
-        self.assertIn('quarantine', record['blocked'][server])
+        # Not quarantined: when host1 is violated again, the instance goes
+        # to another host, never back to host3 while the refusal is recent.
+        records = [self._settle(self._period(HOT, loads)) for _ in range(2)]
+        self.assertNotIn(server, records[-1]['blocked'])
+        [move] = [m for r in records for m in r['moves']]
+        self.assertEqual(('host2', 'completed'), (
+            move['destination'], move['outcome']['status']))
+        self.assertEqual('refused-at-start',
+                         self._rejection(move, 'host3')['rule'])
 
 
 class ManualModeTest(base.RebalanceTestBase):
