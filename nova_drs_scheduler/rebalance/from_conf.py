@@ -11,7 +11,6 @@ from oslo_config import cfg
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 
-
 #: Nova's default ``[DEFAULT] max_concurrent_live_migrations``, for a
 #: process without Nova's options (the simulator).
 NOVA_MAX_CONCURRENT_LIVE_MIGRATIONS = 1

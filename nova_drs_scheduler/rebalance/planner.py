@@ -63,7 +63,6 @@ from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import policies
 from nova_drs_scheduler.rebalance.policies import base
 
-
 #: Every goal, in the order the planner serves them.
 GOALS = (model.DRAIN, model.BALANCE, model.LEVEL)
 
