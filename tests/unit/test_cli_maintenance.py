@@ -6,6 +6,7 @@ import datetime
 import io
 import json
 import types
+from unittest import mock
 
 import fixtures
 import testtools
@@ -16,6 +17,7 @@ from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import main as cli
 from nova_drs_scheduler.cli import maintenance
+from nova_drs_scheduler.cli import output
 from nova_drs_scheduler.db import store as db_store
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)
@@ -86,6 +88,20 @@ class FakeStore:
         self.closed = True
 
 
+class HostsStore(FakeStore):
+    """``maintenance(host)`` answers from that host's own script of rows
+    (the last one repeated)."""
+
+    def __init__(self, **scripts):
+        super().__init__()
+        self.scripts = {host: list(rows) for host, rows in scripts.items()}
+
+    def maintenance(self, host=None):
+        self.asked.append(host)
+        script = self.scripts[host]
+        return [script.pop(0) if len(script) > 1 else script[0]]
+
+
 class Clock:
     """A monotonic clock the fake sleep advances."""
 
@@ -119,7 +135,7 @@ class WaitTest(CLITestCase):
 
     def wait(self, store, timeout=3600.0, clock=None):
         clock = clock or Clock()
-        return maintenance.wait(None, store, 'm1', timeout, CONF,
+        return maintenance.wait(None, store, ['m1'], timeout, CONF,
                                 clock=clock, sleep=clock.sleep)
 
     def test_drained_is_ok_and_each_change_is_printed_once(self):
@@ -167,8 +183,8 @@ class WaitTest(CLITestCase):
             'the drain of m1 is blocked: 2 instance(s) cannot leave (listed '
             'above); act on them, then run this again', str(error))
         self.assertEqual([
-            '  blocked by 3f0c2a1b web: opted out: instance metadata',
-            '  blocked by 9a8b7c6d: no-destination'], self.lines()[1:])
+            '  blocked by 3f0c2a1b web on m1: opted out: instance metadata',
+            '  blocked by 9a8b7c6d on m1: no-destination'], self.lines()[1:])
 
     def test_blocked_even_past_the_deadline(self):
         clock = Clock()
@@ -233,6 +249,57 @@ class WaitTest(CLITestCase):
                          (error.code, str(error)))
 
 
+class WaitSeveralTest(CLITestCase):
+    """``enter --wait`` with several hosts waits for all of them."""
+
+    def wait(self, store, timeout=3600.0):
+        clock = Clock()
+        return maintenance.wait(None, store, ['m1', 'm2'], timeout, CONF,
+                                clock=clock, sleep=clock.sleep)
+
+    def heads(self):
+        """Each line up to its first comma."""
+        return [line.split(',')[0] for line in self.lines()]
+
+    def test_until_every_host_is_drained(self):
+        store = HostsStore(
+            m1=[row('m1', state='drained', instances=0, completed=3)],
+            m2=[row('m2', instances=2), row('m2', instances=1, completed=1),
+                row('m2', state='drained', instances=0, completed=2)])
+        self.assertEqual(errors.OK, self.wait(store))
+        self.assertEqual(['m1: drained', 'm2: draining', 'm2: draining',
+                          'm2: drained'], self.heads())
+        self.assertEqual(['m1', 'm2'] * 3, store.asked)
+
+    def test_a_blocked_host_waits_for_the_others_then_exits_6(self):
+        store = HostsStore(
+            m1=[row('m1', state='blocked', instances=1, blockers=[
+                blocker(UUID_A, 'web', 'opted out')])],
+            m2=[row('m2', instances=1),
+                row('m2', state='drained', instances=0, completed=1)])
+        error = self.assertRaises(errors.CLIError, self.wait, store)
+        self.assertEqual(errors.BLOCKED, error.code)
+        self.assertEqual(
+            'the drain of m1 is blocked: 1 instance(s) cannot leave (listed '
+            'above); act on them, then run this again', str(error))
+        self.assertEqual(['m1: blocked', 'm2: draining', 'm2: drained',
+                          '  blocked by 3f0c2a1b web on m1: opted out'],
+                         self.heads())
+
+    def test_times_out_naming_the_hosts_not_drained(self):
+        store = HostsStore(m1=[row('m1', instances=4)],
+                           m2=[row('m2', instances=3)])
+        error = self.assertRaises(errors.CLIError, self.wait, store,
+                                  timeout=12.0)
+        self.assertEqual((errors.TIMED_OUT, 'm1, m2 not drained within 12 s '
+                          '(7 instance(s) left); the drain goes on'),
+                         (error.code, str(error)))
+        store = HostsStore(m1=[row('m1', instances=4)],
+                           m2=[row('m2', progress=False)])
+        self.assertIn('(? instance(s) left)', str(self.assertRaises(
+            errors.CLIError, self.wait, store, timeout=1.0)))
+
+
 class SummaryTest(CLITestCase):
 
     def test_a_stored_row_as_status_shows_it(self):
@@ -294,7 +361,7 @@ class ProgressLineTest(CLITestCase):
     def test_durations(self):
         self.assertEqual(
             ['-', '0s', '5s', '59s', '1m00s', '1m00s', '2m05s', '60m00s'],
-            [maintenance._duration(s)
+            [output.duration(s)
              for s in (None, 0, 5, 59.4, 59.6, 60, 125, 3600)])
 
 
@@ -387,13 +454,13 @@ class ParserTest(testtools.TestCase):
     def test_actions_and_their_handlers(self):
         args = self.parse('enter', 'h1')
         self.assertEqual(
-            ('maintenance', maintenance.enter_, 'h1', None, False, 3600.0),
-            (args.command, args.handler, args.host, args.reason, args.wait,
+            ('maintenance', maintenance.enter_, ['h1'], None, False, 3600.0),
+            (args.command, args.handler, args.hosts, args.reason, args.wait,
              args.timeout))
-        args = self.parse('enter', 'h1', '--reason', 'bios', '--wait',
+        args = self.parse('enter', 'h1', 'h2', '--reason', 'bios', '--wait',
                           '--timeout', '0.5')
-        self.assertEqual(('bios', True, 0.5),
-                         (args.reason, args.wait, args.timeout))
+        self.assertEqual((['h1', 'h2'], 'bios', True, 0.5),
+                         (args.hosts, args.reason, args.wait, args.timeout))
         self.assertEqual((maintenance.exit_, 'h1'), (
             self.parse('exit', 'h1').handler, self.parse('exit', 'h1').host))
         args = self.parse('status')
@@ -403,6 +470,10 @@ class ParserTest(testtools.TestCase):
 
     def test_an_action_is_required(self):
         self.assertIn('required', self.refused())
+
+    def test_enter_needs_a_host(self):
+        self.assertIn('the following arguments are required: HOST',
+                      self.refused('enter'))
 
     def test_timeout_above_zero(self):
         self.assertIn('--timeout', self.refused('enter', 'h1', '--timeout',
@@ -439,11 +510,13 @@ class EnterExitTest(CLITestCase):
         finally:
             self.assertTrue(self.store.closed)
 
-    def enter(self, **options):
-        result = {'host': 'm1', 'state': 'draining',
-                  'service_disabled_reason': 'nova-drs: maintenance: bios'}
-        return self.run_action(maintenance.enter_, 'enter', result,
-                               reason='bios', **options)
+    def enter(self, hosts=('m1',), **options):
+        def entered(store, host, reason):
+            return {'host': host, 'state': 'draining',
+                    'service_disabled_reason': f'nova-drs: maintenance: '
+                                               f'{reason}'}
+        return self.run_action(maintenance.enter_, 'enter', error=entered,
+                               hosts=list(hosts), reason='bios', **options)
 
     def test_enter_says_where_to_follow_it(self):
         self.assertEqual(errors.OK, self.enter(wait=False, timeout=1.0))
@@ -467,6 +540,54 @@ class EnterExitTest(CLITestCase):
         self.assertEqual(['m1'], self.store.asked)
         self.assertEqual(['m1: drained, 0 instance(s) left, 0 in flight, 0 '
                           'completed, 0 failed, time left -'], self.lines())
+
+    def test_enter_several_hosts_in_order(self):
+        self.assertEqual(errors.OK, self.enter(hosts=('m1', 'm2'),
+                                               wait=False, timeout=1.0))
+        self.assertEqual([('m1', 'draining'), ('m2', 'draining')],
+                         [tuple(line.split()[:2])
+                          for line in self.lines()[2:4]])
+        self.assertEqual('The leading scheduler drains them from its next '
+                         'period: nova-drs maintenance status',
+                         self.lines()[-1])
+        self.assertEqual([mock.call(self.store, 'm1', 'bios'),
+                          mock.call(self.store, 'm2', 'bios')],
+                         self.requests.enter.call_args_list)
+
+    def test_enter_several_in_json_is_a_list(self):
+        self.assertEqual(errors.OK, self.enter(hosts=('m1', 'm2'),
+                                               wait=False, timeout=1.0,
+                                               json=True))
+        self.assertEqual(['m1', 'm2'], [
+            found['host'] for found in json.loads(self.stdout.getvalue())])
+
+    def test_the_first_refusal_stops_showing_the_hosts_entered(self):
+        def enter(store, host, reason):
+            if host == 'm2':
+                raise self.requests.UnknownHostError('no host m2')
+            return {'host': host, 'state': 'draining',
+                    'service_disabled_reason': 'nova-drs: maintenance'}
+        error = self.assertRaises(
+            errors.CLIError, self.run_action, maintenance.enter_, 'enter',
+            error=enter, hosts=['m1', 'm2', 'm3'], reason=None, wait=True,
+            timeout=1.0)
+        self.assertEqual((errors.USAGE, 'no host m2'),
+                         (error.code, str(error)))
+        self.assertEqual(['m1', 'draining'], self.lines()[2].split()[:2])
+        self.assertEqual('', self.lines()[3])
+        self.assertNotIn('leading scheduler', self.stdout.getvalue())
+        self.assertEqual(['m1', 'm2'], [
+            call.args[1] for call in self.requests.enter.call_args_list])
+        self.assertEqual([], self.store.asked)
+
+    def test_enter_and_wait_for_several(self):
+        self.store.answers = [[row('m1', state='drained', instances=0),
+                               row('m2', state='drained', instances=0)]]
+        self.assertEqual(errors.OK, self.enter(hosts=('m1', 'm2'),
+                                               wait=True, timeout=1.0))
+        self.assertEqual(['m1', 'm2'], self.store.asked)
+        self.assertEqual(['m1: drained', 'm2: drained'],
+                         [line.split(',')[0] for line in self.lines()])
 
     def test_refusals(self):
         from nova import exception
@@ -496,3 +617,4 @@ class EnterExitTest(CLITestCase):
                  'service_disabled': disabled}))
             self.assertEqual(['m1', 'ended'] + text.split(),
                              self.lines()[2].split())
+

@@ -43,7 +43,7 @@ class MaintenanceTestBase(base.RebalanceTestBase):
         return code, json.loads(text) if json_output and not code else text
 
     def enter(self, host, reason='kernel update'):
-        return self.cli(cli.enter_, host=host, reason=reason, wait=False,
+        return self.cli(cli.enter_, hosts=[host], reason=reason, wait=False,
                         timeout=1.0)
 
     def status(self, host=None):
@@ -398,3 +398,4 @@ class CapacityTest(MaintenanceTestBase):
         self.assertEqual({'host2': 1, 'host3': 2}, collections.Counter(
             self.placed().values()))
         self.assertEqual('drained', self.status('host1')['host1']['state'])
+
