@@ -22,7 +22,8 @@ USAGE = 2
 CONFIG = 3
 CLOUD = 4
 DB_SCHEMA = 5
-#: ``maintenance enter --wait``: a drain is blocked, or not done in time.
+#: ``maintenance enter --wait``: a drain is blocked, or not done in time;
+#: ``maintenance plan``: not every host can drain at once.
 BLOCKED = 6
 TIMED_OUT = 7
 #: sysexits.h's EX_SOFTWARE: an error nobody anticipated, i.e. a bug.
@@ -45,7 +46,9 @@ CODES = (
                 'old (run nova-manage db sync, or nova-drs db sync for the '
                 'DRS database)'),
     (BLOCKED, 'maintenance enter --wait: a drain is blocked (the '
-              'instances that cannot leave are listed, with why)'),
+              'instances that cannot leave are listed, with why); '
+              'maintenance plan: not every host can drain at once (an '
+              'instance would block, or a host would go over a threshold)'),
     (TIMED_OUT, 'maintenance enter --wait: not drained within --timeout '
                 '(the drain goes on)'),
     (UNEXPECTED, 'unexpected error (a bug; --debug shows the traceback)'),

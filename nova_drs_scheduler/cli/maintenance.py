@@ -1,5 +1,6 @@
-"""``nova-drs maintenance enter|exit|status``: drain hosts through DRS.
+"""``nova-drs maintenance plan|enter|exit|status``: drain hosts through DRS.
 
+``plan`` is a dry run of draining hosts (:mod:`.maintenance_plan`).
 ``enter`` disables each host's nova-compute service and stores the request
 in the DRS database (:mod:`.rebalance.maintenance`); the leading scheduler
 drains the host, period by period, and reports where it stands, which
@@ -10,6 +11,7 @@ import time
 
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import maintenance_plan
 from nova_drs_scheduler.cli import output
 
 #: Seconds between two reads of the drain's progress with ``--wait``.
@@ -23,18 +25,33 @@ def add_parser(subparsers, parents):
     # them to their defaults there otherwise.
     parser = subparsers.add_parser(
         'maintenance', parents=parents[:1],
-        help='Drain hosts for maintenance, end their maintenance, or show '
-             'where drains stand.',
-        description='enter disables a host\'s nova-compute service (so '
-                    'nothing new lands on it) and asks the leading '
-                    'scheduler to move every instance off it: active and '
-                    'paused ones live, stopped ones cold, within the '
-                    'rebalancer\'s rails. exit ends the maintenance and '
+        help='Plan draining hosts, drain them for maintenance, end their '
+             'maintenance, or show where drains stand.',
+        description='plan shows what draining hosts would do, moving and '
+                    'storing nothing. enter disables a host\'s nova-compute '
+                    'service (so nothing new lands on it) and asks the '
+                    'leading scheduler to move every instance off it: '
+                    'active and paused ones live, stopped ones cold, within '
+                    'the rebalancer\'s rails. exit ends the maintenance and '
                     're-enables the service if nova-drs disabled it. status '
                     'shows each host in maintenance: draining, drained or '
                     'blocked, the instances left and the moves.')
     actions = parser.add_subparsers(dest='action', metavar='ACTION')
     actions.required = True
+    plan = actions.add_parser(
+        'plan', parents=parents,
+        help='Dry run: what draining hosts would do.',
+        description='Plans draining each HOST as the leading scheduler '
+                    'would (the same planner, Nova\'s filters and '
+                    'placement), every instance at once, and moves and '
+                    'stores nothing: where each instance would go, what '
+                    'would block and why, any host the instances would push '
+                    'over its thresholds, the estimated time at the '
+                    'configured pace, and the largest set of the hosts '
+                    'found to drain at once. Exit 0 when every host can '
+                    'drain at once, 6 when not.')
+    plan.add_argument('hosts', metavar='HOST', nargs='+',
+                      help='Compute hosts to drain.')
     enter = actions.add_parser(
         'enter', parents=parents, help='Put hosts in maintenance.',
         description='Disables each HOST\'s nova-compute service and asks '
@@ -69,7 +86,8 @@ def add_parser(subparsers, parents):
                     'its reason.')
     status.add_argument('host', metavar='HOST', nargs='?',
                         help='Only this host.')
-    for name, handler in (('enter', enter_), ('exit', exit_),
+    for name, handler in (('plan', maintenance_plan.plan_),
+                          ('enter', enter_), ('exit', exit_),
                           ('status', status_)):
         actions.choices[name].set_defaults(handler=handler)
     return parser

@@ -13,12 +13,16 @@ import testtools
 from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
+from nova_drs_scheduler.cli import cloud
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import main as cli
 from nova_drs_scheduler.cli import maintenance
+from nova_drs_scheduler.cli import maintenance_plan
 from nova_drs_scheduler.cli import output
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.rebalance import drain_plan
+from tests import snapshots as h
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)
 INTERVAL = 60
@@ -461,6 +465,9 @@ class ParserTest(testtools.TestCase):
                           '--timeout', '0.5')
         self.assertEqual((['h1', 'h2'], 'bios', True, 0.5),
                          (args.hosts, args.reason, args.wait, args.timeout))
+        args = self.parse('plan', 'h1', 'h2', '--json')
+        self.assertEqual((maintenance_plan.plan_, ['h1', 'h2'], True),
+                         (args.handler, args.hosts, args.json))
         self.assertEqual((maintenance.exit_, 'h1'), (
             self.parse('exit', 'h1').handler, self.parse('exit', 'h1').host))
         args = self.parse('status')
@@ -471,9 +478,10 @@ class ParserTest(testtools.TestCase):
     def test_an_action_is_required(self):
         self.assertIn('required', self.refused())
 
-    def test_enter_needs_a_host(self):
-        self.assertIn('the following arguments are required: HOST',
-                      self.refused('enter'))
+    def test_plan_and_enter_need_a_host(self):
+        for action in ('plan', 'enter'):
+            self.assertIn('the following arguments are required: HOST',
+                          self.refused(action))
 
     def test_timeout_above_zero(self):
         self.assertIn('--timeout', self.refused('enter', 'h1', '--timeout',
@@ -618,3 +626,84 @@ class EnterExitTest(CLITestCase):
             self.assertEqual(['m1', 'ended'] + text.split(),
                              self.lines()[2].split())
 
+
+class PlanTest(CLITestCase):
+    """``maintenance plan``: the pure assessment of a hand-made snapshot
+    as the command shows it (the live snapshot: the functional tests)."""
+
+    HOSTS = (h.host('m1', 40.0, ram=50.0, draining=True),
+             h.host('m2', 30.0, draining=True), h.host('a', 10.0),
+             h.host('b', 20.0))
+
+    def plan(self, instances, hosts=('m1', 'm2'), **options):
+        found = drain_plan.assess(h.snapshot(self.HOSTS, instances),
+                                  h.allow_all, list(hosts))
+        asked = self.useFixture(fixtures.MockPatchObject(
+            cloud, 'maintenance_plan', return_value=found)).mock
+        args = types.SimpleNamespace(**{'json': False, 'hosts': list(hosts),
+                                        **options})
+        code = maintenance_plan.plan_(args, CONF)
+        asked.assert_called_once_with(CONF, list(hosts))
+        return code
+
+    def test_every_host_at_once_exits_0(self):
+        code = self.plan([h.instance(UUID_A, 'm1', 1.0, name='web'),
+                          h.instance(UUID_B, 'm2', 1.0)], json=True)
+        self.assertEqual(errors.OK, code)
+        document = json.loads(self.stdout.getvalue())
+        self.assertEqual({'hosts', 'at_once', 'all_at_once', 'pace'},
+                         set(document))
+        self.assertTrue(document['all_at_once'])
+        m1 = document['hosts'][0]
+        self.assertEqual({'host', 'instances', 'can_drain', 'drain_seconds',
+                          'moves', 'waiting', 'blockers', 'over'}, set(m1))
+        self.assertEqual(('m1', 1, True, [], [], []), (
+            m1['host'], m1['instances'], m1['can_drain'], m1['waiting'],
+            m1['blockers'], m1['over']))
+        self.assertGreater(m1['drain_seconds'], 0)
+        [move] = m1['moves']
+        self.assertEqual(
+            {'instance': UUID_A, 'name': 'web', 'source': 'm1',
+             'destination': 'a', 'migration': 'live', 'memory_mb': 1000,
+             'cpu_cores': 1.0, 'destination_cpu': 20.0,
+             'destination_ram': None},
+            {key: value for key, value in move.items() if key != 'reason'})
+        self.assertIn('maintenance: host m1 is draining', move['reason'])
+        at_once = document['at_once']
+        self.assertEqual((['m1', 'm2'], [], 2), (
+            at_once['hosts'], at_once['left_out'], len(at_once['moves'])))
+        self.assertEqual({'drain_max_concurrent_migrations_per_host': 1,
+                          'destination_concurrency': 1,
+                          'migration_bandwidth': 10000.0,
+                          'migration_dirty_rate': 64.0}, document['pace'])
+
+    def test_a_host_that_cannot_drain_exits_6_and_is_named(self):
+        code = self.plan([
+            h.instance(UUID_A, 'm1', 1.0, name='web'),
+            h.instance(UUID_B, 'm1', 1.0, name='db', blocked='opted out'),
+            h.instance('i3', 'm2', 1.0)])
+        self.assertEqual(errors.BLOCKED, code)
+        text = self.stdout.getvalue()
+        for title in ('Hosts, each drained alone',
+                      'Moves, each host drained alone',
+                      'Instances that stay, each host drained alone',
+                      'Hosts pushed over a threshold, each host drained '
+                      'alone', 'At once'):
+            self.assertIn(f'{title}\n', text)
+        self.assertIn('9a8b7c6d db  blocks     opted out', text)
+        self.assertIn('3f0c2a1b web  a     live', text)
+        self.assertRegex(text, r'm1 +no +- +alone: 1 instance\(s\) would '
+                               r'block')
+        self.assertEqual(
+            'm2 can drain at once in about 1s (1 migration(s) at a time off '
+            'each host, 1 into each destination, one 10000 Mbit/s link per '
+            'host).', self.lines()[-1])
+
+    def test_a_host_pushed_over_is_named(self):
+        code = self.plan([h.instance(UUID_A, 'm2', 1.0),
+                          h.instance(UUID_B, 'm2', 7.0)], hosts=('m2',))
+        self.assertEqual(errors.BLOCKED, code)
+        self.assertRegex(self.stdout.getvalue(),
+                         r'm2 +a +90 +80 +- +90')
+        self.assertEqual('None of the hosts can drain: see above.',
+                         self.lines()[-1])
