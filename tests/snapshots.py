@@ -45,6 +45,22 @@ def allow_except(rejected_by_filter):
     return candidates
 
 
+def allow_with_room(rooms):
+    """Candidates callback allowing every host but the source, with
+    ``rooms`` ({host: free MB}; a host missing: not reported) as placement
+    reports them, and 64 VCPU free on each."""
+    def candidates(instance, snap):
+        allowed = [name for name in sorted(snap.hosts)
+                   if name != instance.host]
+        return model.Candidates(
+            allowed=allowed,
+            room={name: {'MEMORY_MB': rooms[name], 'VCPU': 64}
+                  for name in allowed if name in rooms},
+            request={'MEMORY_MB': instance.memory_mb,
+                     'VCPU': instance.vcpus})
+    return candidates
+
+
 def fresh(text):
     """``text`` as a new string object, as read from nova.conf or the
     database: equal to a literal, never identical to it."""

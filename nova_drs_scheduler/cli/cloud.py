@@ -3,17 +3,43 @@
 The dry run is the scheduler's own period (same snapshot builder, same
 Nova filters for candidates, same planner) continuing the windows and
 counters the leading scheduler stores in the DRS database, with nothing
-started or stored.  Failures propagate as the libraries raise them;
-:func:`.errors.classify` gives each its exit code (the DRS database's
-own, from :func:`.db.open_store`).
+started or stored; ``maintenance plan`` plans drains on its snapshot.
+Failures propagate as the libraries raise them; :func:`.errors.classify`
+gives each its exit code (the DRS database's own, from
+:func:`.db.open_store`).
 """
+
+import contextlib
 
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.rebalance import drain_plan
 
 
 def dry_run(conf) -> dict:
     """The decision record the rebalancer would produce now."""
+    with _rebalancer(conf) as (live, context):
+        return live.dry_run(context)
+
+
+def maintenance_plan(conf, hosts: list[str]) -> drain_plan.Assessment:
+    """``hosts`` drained, each alone and as many as can at once
+    (:func:`.drain_plan.assess`); an unknown host is a usage error."""
+    with _rebalancer(conf) as (live, context):
+        snapshot, candidates = live.maintenance_snapshot(context, hosts)
+        unknown = [name for name in hosts if name not in snapshot.hosts]
+        if unknown:
+            raise errors.CLIError(
+                f'no nova-compute service on host '
+                f'{", ".join(map(repr, unknown))} (nova service-list names '
+                f'the hosts)', errors.USAGE)
+        return drain_plan.assess(snapshot, candidates, hosts)
+
+
+@contextlib.contextmanager
+def _rebalancer(conf):
+    """A rebalancer that never acts, over the cloud of nova.conf, and the
+    admin context it reads with."""
     from nova import context as nova_context
     from nova import objects
     from nova import servicegroup
@@ -32,10 +58,9 @@ def dry_run(conf) -> dict:
     try:
         manager_cls = drivers.host_manager_class(conf) or \
             host_manager.HostManager
-        live = rebalancer.Rebalancer(manager_cls(), client,
-                                     servicegroup.API(), leader=None,
-                                     store=store)
-        return live.dry_run(context)
+        yield rebalancer.Rebalancer(manager_cls(), client,
+                                    servicegroup.API(), leader=None,
+                                    store=store), context
     finally:
         store.close()
 

@@ -22,7 +22,8 @@ USAGE = 2
 CONFIG = 3
 CLOUD = 4
 DB_SCHEMA = 5
-#: ``maintenance enter --wait``: the drain is blocked, or not done in time.
+#: ``maintenance enter --wait``: a drain is blocked, or not done in time;
+#: ``maintenance plan``: not every host can drain at once.
 BLOCKED = 6
 TIMED_OUT = 7
 #: sysexits.h's EX_SOFTWARE: an error nobody anticipated, i.e. a bug.
@@ -44,8 +45,10 @@ CODES = (
     (DB_SCHEMA, 'a database was reached but its schema is missing or too '
                 'old (run nova-manage db sync, or nova-drs db sync for the '
                 'DRS database)'),
-    (BLOCKED, 'maintenance enter --wait: the drain is blocked (the '
-              'instances that cannot leave are listed, with why)'),
+    (BLOCKED, 'maintenance enter --wait: a drain is blocked (the '
+              'instances that cannot leave are listed, with why); '
+              'maintenance plan: not every host can drain at once (an '
+              'instance would block, or a host would go over a threshold)'),
     (TIMED_OUT, 'maintenance enter --wait: not drained within --timeout '
                 '(the drain goes on)'),
     (UNEXPECTED, 'unexpected error (a bug; --debug shows the traceback)'),

@@ -25,8 +25,8 @@ plan, explain and status run one dry-run period of the rebalancer that
 nova-drs-scheduler runs, against the cloud of nova.conf: what would move
 now, and why. history shows the decisions the scheduler recorded;
 recommendations, apply and dismiss handle the moves it recommends in
-manual mode; maintenance drains a host through the leading scheduler;
-db creates or upgrades the DRS database.
+manual mode; maintenance plans draining hosts and drains them through the
+leading scheduler; db creates or upgrades the DRS database.
 simulate replays a CPU trace through the same planner; demo runs a whole
 Nova cloud in this process. nova-drs itself migrates nothing: apply
 approves recommended moves, which the leading scheduler starts.

@@ -1,6 +1,7 @@
-"""``nova-drs maintenance enter|exit|status``: drain a host through DRS.
+"""``nova-drs maintenance plan|enter|exit|status``: drain hosts through DRS.
 
-``enter`` disables the host's nova-compute service and stores the request
+``plan`` is a dry run of draining hosts (:mod:`.maintenance_plan`).
+``enter`` disables each host's nova-compute service and stores the request
 in the DRS database (:mod:`.rebalance.maintenance`); the leading scheduler
 drains the host, period by period, and reports where it stands, which
 ``status`` and ``enter --wait`` read.  nova-drs itself migrates nothing.
@@ -10,6 +11,7 @@ import time
 
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
+from nova_drs_scheduler.cli import maintenance_plan
 from nova_drs_scheduler.cli import output
 
 #: Seconds between two reads of the drain's progress with ``--wait``.
@@ -23,30 +25,48 @@ def add_parser(subparsers, parents):
     # them to their defaults there otherwise.
     parser = subparsers.add_parser(
         'maintenance', parents=parents[:1],
-        help='Drain a host for maintenance, end its maintenance, or show '
-             'where drains stand.',
-        description='enter disables the host\'s nova-compute service (so '
-                    'nothing new lands on it) and asks the leading '
-                    'scheduler to move every instance off it: active and '
-                    'paused ones live, stopped ones cold, within the '
-                    'rebalancer\'s rails. exit ends the maintenance and '
+        help='Plan draining hosts, drain them for maintenance, end their '
+             'maintenance, or show where drains stand.',
+        description='plan shows what draining hosts would do, moving and '
+                    'storing nothing. enter disables a host\'s nova-compute '
+                    'service (so nothing new lands on it) and asks the '
+                    'leading scheduler to move every instance off it: '
+                    'active and paused ones live, stopped ones cold, within '
+                    'the rebalancer\'s rails. exit ends the maintenance and '
                     're-enables the service if nova-drs disabled it. status '
                     'shows each host in maintenance: draining, drained or '
                     'blocked, the instances left and the moves.')
     actions = parser.add_subparsers(dest='action', metavar='ACTION')
     actions.required = True
+    plan = actions.add_parser(
+        'plan', parents=parents,
+        help='Dry run: what draining hosts would do.',
+        description='Plans draining each HOST as the leading scheduler '
+                    'would (the same planner, Nova\'s filters and '
+                    'placement), every instance at once, and moves and '
+                    'stores nothing: where each instance would go, what '
+                    'would block and why, any host the instances would push '
+                    'over its thresholds, the estimated time at the '
+                    'configured pace, and the largest set of the hosts '
+                    'found to drain at once. Exit 0 when every host can '
+                    'drain at once, 6 when not.')
+    plan.add_argument('hosts', metavar='HOST', nargs='+',
+                      help='Compute hosts to drain.')
     enter = actions.add_parser(
-        'enter', parents=parents, help='Put a host in maintenance.',
-        description='Disables HOST\'s nova-compute service and asks the '
-                    'leading scheduler to drain it. Run it again to change '
-                    'the reason or to wait.')
-    enter.add_argument('host', metavar='HOST', help='Compute host to drain.')
+        'enter', parents=parents, help='Put hosts in maintenance.',
+        description='Disables each HOST\'s nova-compute service and asks '
+                    'the leading scheduler to drain it, in the order given; '
+                    'the first host refused stops the command. Run it again '
+                    'to change the reason or to wait.')
+    enter.add_argument('hosts', metavar='HOST', nargs='+',
+                       help='Compute hosts to drain.')
     enter.add_argument('--reason', help='Why, for the service\'s disabled '
                                         'reason and the status.')
     enter.add_argument('--wait', action='store_true',
-                       help='Show progress until the host is drained (exit '
-                            '0), blocked (exit 6) or --timeout passes '
-                            '(exit 7).')
+                       help='Show progress until every host is drained '
+                            '(exit 0), until each is drained or blocked '
+                            'with one blocked (exit 6), or until --timeout '
+                            'passes (exit 7).')
     enter.add_argument('--timeout', type=errors.number(float, above=0),
                        default=3600.0,
                        help='Seconds --wait waits at most (default 3600).')
@@ -66,7 +86,8 @@ def add_parser(subparsers, parents):
                     'its reason.')
     status.add_argument('host', metavar='HOST', nargs='?',
                         help='Only this host.')
-    for name, handler in (('enter', enter_), ('exit', exit_),
+    for name, handler in (('plan', maintenance_plan.plan_),
+                          ('enter', enter_), ('exit', exit_),
                           ('status', status_)):
         actions.choices[name].set_defaults(handler=handler)
     return parser
@@ -105,21 +126,39 @@ def _nova_call(action, store, *args):
 
 
 def enter_(args, conf) -> int:
+    """Enter each host in turn; the first refusal stops, the hosts entered
+    before it shown."""
     store = db.open_store(conf)
     try:
-        row = _nova_call('enter', store, args.host, args.reason)
-        if not args.wait:
-            output.emit(args, row, [('', ['host', 'state', 'service'], [[
-                row['host'], row['state'],
-                f'disabled ({row["service_disabled_reason"]})']])])
-            if not args.json:
-                print('The leading scheduler drains it from its next '
-                      'period: nova-drs maintenance status '
-                      f'{args.host}')
-            return errors.OK
-        return wait(args, store, args.host, args.timeout, conf)
+        rows = []
+        try:
+            for host in args.hosts:
+                rows.append(_nova_call('enter', store, host, args.reason))
+        except errors.CLIError:
+            if rows:
+                _entered(args, rows)
+            raise
+        if args.wait:
+            return wait(args, store, args.hosts, args.timeout, conf)
+        _entered(args, rows)
+        if not args.json:
+            print('The leading scheduler drains '
+                  + (f'it from its next period: nova-drs maintenance status '
+                     f'{args.hosts[0]}' if len(args.hosts) == 1 else
+                     'them from its next period: nova-drs maintenance '
+                     'status'))
+        return errors.OK
     finally:
         store.close()
+
+
+def _entered(args, rows: list) -> None:
+    """The hosts entered: the row of a single HOST in JSON, else a list."""
+    output.emit(args, rows[0] if len(args.hosts) == 1 else rows, [
+        ('', ['host', 'state', 'service'], [[
+            row['host'], row['state'],
+            f'disabled ({row["service_disabled_reason"]})']
+            for row in rows])])
 
 
 def exit_(args, conf) -> int:
@@ -136,40 +175,53 @@ def exit_(args, conf) -> int:
     return errors.OK
 
 
-def wait(args, store, host: str, timeout: float, conf,
+def wait(args, store, hosts: list, timeout: float, conf,
          clock=time.monotonic, sleep=time.sleep) -> int:
-    """Print a line each time the drain's progress changes; 0 when
-    drained, BLOCKED or TIMED_OUT otherwise."""
+    """Print a line each time a drain's progress changes, until every
+    host is drained or blocked; 0 when all are drained, BLOCKED when one
+    is blocked, TIMED_OUT when ``timeout`` passes first."""
     from nova_drs_scheduler.rebalance import drain
 
     deadline = clock() + timeout
-    shown = None
+    shown = {}
     while True:
-        found = _store_call(store, 'maintenance', host)
-        if not found:
-            raise errors.CLIError(f'host {host} left maintenance while '
-                                  f'waiting', errors.USAGE)
-        row = summary(found[0], conf)
-        line = _progress_line(row)
-        if line != shown:
-            print(line, flush=True)
-            shown = line
-        if row['state'] == drain.DRAINED:
+        rows = []
+        for host in hosts:
+            found = _store_call(store, 'maintenance', host)
+            if not found:
+                raise errors.CLIError(f'host {host} left maintenance while '
+                                      f'waiting', errors.USAGE)
+            rows.append(summary(found[0], conf))
+            line = _progress_line(rows[-1])
+            if line != shown.get(host):
+                print(line, flush=True)
+                shown[host] = line
+        if all(row['state'] == drain.DRAINED for row in rows):
             return errors.OK
-        if row['state'] == drain.BLOCKED:
-            for blocker in row['blockers']:
-                print(f'  blocked by {_instance(blocker)}: '
-                      f'{blocker["reason"]}', flush=True)
+        if all(row['state'] in (drain.DRAINED, drain.BLOCKED)
+               for row in rows):
+            blocked = [row for row in rows if row['state'] == drain.BLOCKED]
+            for row in blocked:
+                for blocker in row['blockers']:
+                    print(f'  blocked by {_instance(blocker)} on '
+                          f'{row["host"]}: {blocker["reason"]}', flush=True)
             raise errors.CLIError(
-                f'the drain of {host} is blocked: {len(row["blockers"])} '
+                f'the drain of {_names(blocked)} is blocked: '
+                f'{sum(len(row["blockers"]) for row in blocked)} '
                 f'instance(s) cannot leave (listed above); act on them, '
                 f'then run this again', errors.BLOCKED)
         if clock() >= deadline:
+            left = [row for row in rows if row['state'] != drain.DRAINED]
+            counts = [row['instances'] for row in left]
             raise errors.CLIError(
-                f'{host} not drained within {timeout:g} s '
-                f'({row["instances"]} instance(s) left); the drain goes on',
-                errors.TIMED_OUT)
+                f'{_names(left)} not drained within {timeout:g} s '
+                f'({"?" if None in counts else sum(counts)} instance(s) '
+                f'left); the drain goes on', errors.TIMED_OUT)
         sleep(min(POLL_SECONDS, max(0.0, deadline - clock())))
+
+
+def _names(rows: list) -> str:
+    return ', '.join(row['host'] for row in rows)
 
 
 def summary(row: dict, conf) -> dict:
@@ -204,20 +256,13 @@ def _instance(item: dict) -> str:
     return output.server(item['instance'], {item['instance']: item['name']})
 
 
-def _duration(seconds) -> str:
-    if seconds is None:
-        return '-'
-    minutes, secs = divmod(int(round(seconds)), 60)
-    return f'{minutes}m{secs:02d}s' if minutes else f'{secs}s'
-
-
 def _progress_line(row: dict) -> str:
     moves = row['moves']
     left = '?' if row['instances'] is None else row['instances']
     line = (f'{row["host"]}: {row["state"]}, {left} instance(s) left, '
             f'{moves["in_flight"]} in flight, {moves["completed"]} '
             f'completed, {moves["failed"]} failed, time left '
-            f'{_duration(row["time_left_seconds"])}')
+            f'{output.duration(row["time_left_seconds"])}')
     if row['leader_silent']:
         line += ' (no report from a leading scheduler yet)'
     return line
@@ -236,7 +281,7 @@ def status_(args, conf) -> int:
     hosts = [[r['host'], r['state'],
               '?' if r['instances'] is None else r['instances'],
               r['moves']['in_flight'], r['moves']['completed'],
-              r['moves']['failed'], _duration(r['time_left_seconds']),
+              r['moves']['failed'], output.duration(r['time_left_seconds']),
               str(r['requested_at'])[:19],
               'none yet' if r['reported_at'] is None else
               str(r['reported_at'])[:19] + (

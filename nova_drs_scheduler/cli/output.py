@@ -39,6 +39,14 @@ def number(value) -> str:
     return f'{value:.1f}'
 
 
+def duration(seconds: float | None) -> str:
+    """``1m30s``, ``45s``; '-' for None."""
+    if seconds is None:
+        return '-'
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f'{minutes}m{secs:02d}s' if minutes else f'{secs}s'
+
+
 def short(uuid: str | None) -> str:
     return (uuid or '-')[:8]
 

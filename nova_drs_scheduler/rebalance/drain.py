@@ -6,6 +6,7 @@ CLI estimates the time left from them.
 """
 
 import datetime
+from collections.abc import Iterable
 from collections.abc import Mapping
 
 from nova_drs_scheduler.rebalance import model
@@ -29,13 +30,18 @@ def progress(drain: model.Drain, names: Mapping[str, str],
              record_id: str) -> dict:
     """The report stored for the host: counts, and each instance waiting
     or blocking with its reason and name."""
-    def rows(rejections):
-        return [{'instance': r.subject, 'name': names.get(r.subject, ''),
-                 'rule': r.rule, 'reason': r.detail or r.rule}
-                for r in rejections]
     return {'instances': drain.instances, 'planned': list(drain.planned),
-            'waiting': rows(drain.waiting), 'blockers': rows(drain.blockers),
-            'record': record_id}
+            'waiting': rows(drain.waiting, names),
+            'blockers': rows(drain.blockers, names), 'record': record_id}
+
+
+def rows(rejections: Iterable[model.Rejection],
+         names: Mapping[str, str]) -> list[dict]:
+    """Instances waiting or blocking, as reports and the CLI show them:
+    each with its name, rule and reason."""
+    return [{'instance': r.subject, 'name': names.get(r.subject, ''),
+             'rule': r.rule, 'reason': r.detail or r.rule}
+            for r in rejections]
 
 
 def time_left(requested_at: datetime.datetime, now: datetime.datetime,

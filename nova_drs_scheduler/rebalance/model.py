@@ -82,6 +82,13 @@ class PlannerConfig:
     migration_bandwidth: float = 10000.0
     migration_dirty_rate: float = 64.0
 
+    @property
+    def drain_destination_concurrency(self) -> int:
+        """Migrations at once into one destination of a drain: as many
+        as a draining host sends, when more than the per-host limit."""
+        return max(self.max_concurrent_migrations_per_host,
+                   self.drain_max_concurrent_migrations_per_host)
+
 
 @dataclasses.dataclass(frozen=True)
 class HostSnapshot:

@@ -320,9 +320,7 @@ class _Planner:
         left with the least pressure, and says so.
         """
         cfg, pool = self.config, self._pool(source)
-        # A destination takes as many at once as the host drains sends.
-        per_host = max(cfg.max_concurrent_migrations_per_host,
-                       cfg.drain_max_concurrent_migrations_per_host)
+        per_host = cfg.drain_destination_concurrency
         rules = collections.Counter(r.rule for r in found.rejected)
         preferred = fallback = None
         for name in sorted(found.allowed):

@@ -560,6 +560,25 @@ class Rebalancer:
             self.store, (db_store.PENDING, db_store.APPROVED)))
         return named
 
+    def maintenance_snapshot(self, context, hosts: list[str]
+                             ) -> tuple[model.Snapshot, model.CandidatesFn]:
+        """The snapshot a period would plan with ``hosts`` in maintenance
+        too, and its candidates callback; nothing acts or changes.
+
+        For ``nova-drs maintenance plan`` (:mod:`.drain_plan`): built as
+        :meth:`dry_run`'s period is, from the stored windows.
+        """
+        config = from_conf.planner_config(CONF)
+        power_rows = self.store.power_hosts()
+        draining = set(self.store.maintenance_hosts()) | set(hosts)
+        snapshot, cloud, _, late = self._snapshot(
+            context, config, self.windows(), all_instances=False,
+            draining=draining | standby.entering(power_rows),
+            power_rows=power_rows)
+        return unmeasured(snapshot, late), candidates.LiveCandidates(
+            context, self.host_manager, self.placement_client,
+            cloud.instances)
+
 
 class Period(typing.NamedTuple):
     """What :meth:`Rebalancer._plan` read and decided."""

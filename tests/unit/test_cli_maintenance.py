@@ -6,17 +6,23 @@ import datetime
 import io
 import json
 import types
+from unittest import mock
 
 import fixtures
 import testtools
 from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
+from nova_drs_scheduler.cli import cloud
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import main as cli
 from nova_drs_scheduler.cli import maintenance
+from nova_drs_scheduler.cli import maintenance_plan
+from nova_drs_scheduler.cli import output
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.rebalance import drain_plan
+from tests import snapshots as h
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)
 INTERVAL = 60
@@ -86,6 +92,20 @@ class FakeStore:
         self.closed = True
 
 
+class HostsStore(FakeStore):
+    """``maintenance(host)`` answers from that host's own script of rows
+    (the last one repeated)."""
+
+    def __init__(self, **scripts):
+        super().__init__()
+        self.scripts = {host: list(rows) for host, rows in scripts.items()}
+
+    def maintenance(self, host=None):
+        self.asked.append(host)
+        script = self.scripts[host]
+        return [script.pop(0) if len(script) > 1 else script[0]]
+
+
 class Clock:
     """A monotonic clock the fake sleep advances."""
 
@@ -119,7 +139,7 @@ class WaitTest(CLITestCase):
 
     def wait(self, store, timeout=3600.0, clock=None):
         clock = clock or Clock()
-        return maintenance.wait(None, store, 'm1', timeout, CONF,
+        return maintenance.wait(None, store, ['m1'], timeout, CONF,
                                 clock=clock, sleep=clock.sleep)
 
     def test_drained_is_ok_and_each_change_is_printed_once(self):
@@ -167,8 +187,8 @@ class WaitTest(CLITestCase):
             'the drain of m1 is blocked: 2 instance(s) cannot leave (listed '
             'above); act on them, then run this again', str(error))
         self.assertEqual([
-            '  blocked by 3f0c2a1b web: opted out: instance metadata',
-            '  blocked by 9a8b7c6d: no-destination'], self.lines()[1:])
+            '  blocked by 3f0c2a1b web on m1: opted out: instance metadata',
+            '  blocked by 9a8b7c6d on m1: no-destination'], self.lines()[1:])
 
     def test_blocked_even_past_the_deadline(self):
         clock = Clock()
@@ -233,6 +253,57 @@ class WaitTest(CLITestCase):
                          (error.code, str(error)))
 
 
+class WaitSeveralTest(CLITestCase):
+    """``enter --wait`` with several hosts waits for all of them."""
+
+    def wait(self, store, timeout=3600.0):
+        clock = Clock()
+        return maintenance.wait(None, store, ['m1', 'm2'], timeout, CONF,
+                                clock=clock, sleep=clock.sleep)
+
+    def heads(self):
+        """Each line up to its first comma."""
+        return [line.split(',')[0] for line in self.lines()]
+
+    def test_until_every_host_is_drained(self):
+        store = HostsStore(
+            m1=[row('m1', state='drained', instances=0, completed=3)],
+            m2=[row('m2', instances=2), row('m2', instances=1, completed=1),
+                row('m2', state='drained', instances=0, completed=2)])
+        self.assertEqual(errors.OK, self.wait(store))
+        self.assertEqual(['m1: drained', 'm2: draining', 'm2: draining',
+                          'm2: drained'], self.heads())
+        self.assertEqual(['m1', 'm2'] * 3, store.asked)
+
+    def test_a_blocked_host_waits_for_the_others_then_exits_6(self):
+        store = HostsStore(
+            m1=[row('m1', state='blocked', instances=1, blockers=[
+                blocker(UUID_A, 'web', 'opted out')])],
+            m2=[row('m2', instances=1),
+                row('m2', state='drained', instances=0, completed=1)])
+        error = self.assertRaises(errors.CLIError, self.wait, store)
+        self.assertEqual(errors.BLOCKED, error.code)
+        self.assertEqual(
+            'the drain of m1 is blocked: 1 instance(s) cannot leave (listed '
+            'above); act on them, then run this again', str(error))
+        self.assertEqual(['m1: blocked', 'm2: draining', 'm2: drained',
+                          '  blocked by 3f0c2a1b web on m1: opted out'],
+                         self.heads())
+
+    def test_times_out_naming_the_hosts_not_drained(self):
+        store = HostsStore(m1=[row('m1', instances=4)],
+                           m2=[row('m2', instances=3)])
+        error = self.assertRaises(errors.CLIError, self.wait, store,
+                                  timeout=12.0)
+        self.assertEqual((errors.TIMED_OUT, 'm1, m2 not drained within 12 s '
+                          '(7 instance(s) left); the drain goes on'),
+                         (error.code, str(error)))
+        store = HostsStore(m1=[row('m1', instances=4)],
+                           m2=[row('m2', progress=False)])
+        self.assertIn('(? instance(s) left)', str(self.assertRaises(
+            errors.CLIError, self.wait, store, timeout=1.0)))
+
+
 class SummaryTest(CLITestCase):
 
     def test_a_stored_row_as_status_shows_it(self):
@@ -294,7 +365,7 @@ class ProgressLineTest(CLITestCase):
     def test_durations(self):
         self.assertEqual(
             ['-', '0s', '5s', '59s', '1m00s', '1m00s', '2m05s', '60m00s'],
-            [maintenance._duration(s)
+            [output.duration(s)
              for s in (None, 0, 5, 59.4, 59.6, 60, 125, 3600)])
 
 
@@ -387,13 +458,16 @@ class ParserTest(testtools.TestCase):
     def test_actions_and_their_handlers(self):
         args = self.parse('enter', 'h1')
         self.assertEqual(
-            ('maintenance', maintenance.enter_, 'h1', None, False, 3600.0),
-            (args.command, args.handler, args.host, args.reason, args.wait,
+            ('maintenance', maintenance.enter_, ['h1'], None, False, 3600.0),
+            (args.command, args.handler, args.hosts, args.reason, args.wait,
              args.timeout))
-        args = self.parse('enter', 'h1', '--reason', 'bios', '--wait',
+        args = self.parse('enter', 'h1', 'h2', '--reason', 'bios', '--wait',
                           '--timeout', '0.5')
-        self.assertEqual(('bios', True, 0.5),
-                         (args.reason, args.wait, args.timeout))
+        self.assertEqual((['h1', 'h2'], 'bios', True, 0.5),
+                         (args.hosts, args.reason, args.wait, args.timeout))
+        args = self.parse('plan', 'h1', 'h2', '--json')
+        self.assertEqual((maintenance_plan.plan_, ['h1', 'h2'], True),
+                         (args.handler, args.hosts, args.json))
         self.assertEqual((maintenance.exit_, 'h1'), (
             self.parse('exit', 'h1').handler, self.parse('exit', 'h1').host))
         args = self.parse('status')
@@ -403,6 +477,11 @@ class ParserTest(testtools.TestCase):
 
     def test_an_action_is_required(self):
         self.assertIn('required', self.refused())
+
+    def test_plan_and_enter_need_a_host(self):
+        for action in ('plan', 'enter'):
+            self.assertIn('the following arguments are required: HOST',
+                          self.refused(action))
 
     def test_timeout_above_zero(self):
         self.assertIn('--timeout', self.refused('enter', 'h1', '--timeout',
@@ -439,11 +518,13 @@ class EnterExitTest(CLITestCase):
         finally:
             self.assertTrue(self.store.closed)
 
-    def enter(self, **options):
-        result = {'host': 'm1', 'state': 'draining',
-                  'service_disabled_reason': 'nova-drs: maintenance: bios'}
-        return self.run_action(maintenance.enter_, 'enter', result,
-                               reason='bios', **options)
+    def enter(self, hosts=('m1',), **options):
+        def entered(store, host, reason):
+            return {'host': host, 'state': 'draining',
+                    'service_disabled_reason': f'nova-drs: maintenance: '
+                                               f'{reason}'}
+        return self.run_action(maintenance.enter_, 'enter', error=entered,
+                               hosts=list(hosts), reason='bios', **options)
 
     def test_enter_says_where_to_follow_it(self):
         self.assertEqual(errors.OK, self.enter(wait=False, timeout=1.0))
@@ -467,6 +548,54 @@ class EnterExitTest(CLITestCase):
         self.assertEqual(['m1'], self.store.asked)
         self.assertEqual(['m1: drained, 0 instance(s) left, 0 in flight, 0 '
                           'completed, 0 failed, time left -'], self.lines())
+
+    def test_enter_several_hosts_in_order(self):
+        self.assertEqual(errors.OK, self.enter(hosts=('m1', 'm2'),
+                                               wait=False, timeout=1.0))
+        self.assertEqual([('m1', 'draining'), ('m2', 'draining')],
+                         [tuple(line.split()[:2])
+                          for line in self.lines()[2:4]])
+        self.assertEqual('The leading scheduler drains them from its next '
+                         'period: nova-drs maintenance status',
+                         self.lines()[-1])
+        self.assertEqual([mock.call(self.store, 'm1', 'bios'),
+                          mock.call(self.store, 'm2', 'bios')],
+                         self.requests.enter.call_args_list)
+
+    def test_enter_several_in_json_is_a_list(self):
+        self.assertEqual(errors.OK, self.enter(hosts=('m1', 'm2'),
+                                               wait=False, timeout=1.0,
+                                               json=True))
+        self.assertEqual(['m1', 'm2'], [
+            found['host'] for found in json.loads(self.stdout.getvalue())])
+
+    def test_the_first_refusal_stops_showing_the_hosts_entered(self):
+        def enter(store, host, reason):
+            if host == 'm2':
+                raise self.requests.UnknownHostError('no host m2')
+            return {'host': host, 'state': 'draining',
+                    'service_disabled_reason': 'nova-drs: maintenance'}
+        error = self.assertRaises(
+            errors.CLIError, self.run_action, maintenance.enter_, 'enter',
+            error=enter, hosts=['m1', 'm2', 'm3'], reason=None, wait=True,
+            timeout=1.0)
+        self.assertEqual((errors.USAGE, 'no host m2'),
+                         (error.code, str(error)))
+        self.assertEqual(['m1', 'draining'], self.lines()[2].split()[:2])
+        self.assertEqual('', self.lines()[3])
+        self.assertNotIn('leading scheduler', self.stdout.getvalue())
+        self.assertEqual(['m1', 'm2'], [
+            call.args[1] for call in self.requests.enter.call_args_list])
+        self.assertEqual([], self.store.asked)
+
+    def test_enter_and_wait_for_several(self):
+        self.store.answers = [[row('m1', state='drained', instances=0),
+                               row('m2', state='drained', instances=0)]]
+        self.assertEqual(errors.OK, self.enter(hosts=('m1', 'm2'),
+                                               wait=True, timeout=1.0))
+        self.assertEqual(['m1', 'm2'], self.store.asked)
+        self.assertEqual(['m1: drained', 'm2: drained'],
+                         [line.split(',')[0] for line in self.lines()])
 
     def test_refusals(self):
         from nova import exception
@@ -496,3 +625,85 @@ class EnterExitTest(CLITestCase):
                  'service_disabled': disabled}))
             self.assertEqual(['m1', 'ended'] + text.split(),
                              self.lines()[2].split())
+
+
+class PlanTest(CLITestCase):
+    """``maintenance plan``: the pure assessment of a hand-made snapshot
+    as the command shows it (the live snapshot: the functional tests)."""
+
+    HOSTS = (h.host('m1', 40.0, ram=50.0, draining=True),
+             h.host('m2', 30.0, draining=True), h.host('a', 10.0),
+             h.host('b', 20.0))
+
+    def plan(self, instances, hosts=('m1', 'm2'), **options):
+        found = drain_plan.assess(h.snapshot(self.HOSTS, instances),
+                                  h.allow_all, list(hosts))
+        asked = self.useFixture(fixtures.MockPatchObject(
+            cloud, 'maintenance_plan', return_value=found)).mock
+        args = types.SimpleNamespace(**{'json': False, 'hosts': list(hosts),
+                                        **options})
+        code = maintenance_plan.plan_(args, CONF)
+        asked.assert_called_once_with(CONF, list(hosts))
+        return code
+
+    def test_every_host_at_once_exits_0(self):
+        code = self.plan([h.instance(UUID_A, 'm1', 1.0, name='web'),
+                          h.instance(UUID_B, 'm2', 1.0)], json=True)
+        self.assertEqual(errors.OK, code)
+        document = json.loads(self.stdout.getvalue())
+        self.assertEqual({'hosts', 'at_once', 'all_at_once', 'pace'},
+                         set(document))
+        self.assertTrue(document['all_at_once'])
+        m1 = document['hosts'][0]
+        self.assertEqual({'host', 'instances', 'can_drain', 'drain_seconds',
+                          'moves', 'waiting', 'blockers', 'over'}, set(m1))
+        self.assertEqual(('m1', 1, True, [], [], []), (
+            m1['host'], m1['instances'], m1['can_drain'], m1['waiting'],
+            m1['blockers'], m1['over']))
+        self.assertGreater(m1['drain_seconds'], 0)
+        [move] = m1['moves']
+        self.assertEqual(
+            {'instance': UUID_A, 'name': 'web', 'source': 'm1',
+             'destination': 'a', 'migration': 'live', 'memory_mb': 1000,
+             'cpu_cores': 1.0, 'destination_cpu': 20.0,
+             'destination_ram': None},
+            {key: value for key, value in move.items() if key != 'reason'})
+        self.assertIn('maintenance: host m1 is draining', move['reason'])
+        at_once = document['at_once']
+        self.assertEqual((['m1', 'm2'], [], 2), (
+            at_once['hosts'], at_once['left_out'], len(at_once['moves'])))
+        self.assertEqual({'drain_max_concurrent_migrations_per_host': 1,
+                          'destination_concurrency': 1,
+                          'migration_bandwidth': 10000.0,
+                          'migration_dirty_rate': 64.0}, document['pace'])
+
+    def test_a_host_that_cannot_drain_exits_6_and_is_named(self):
+        code = self.plan([
+            h.instance(UUID_A, 'm1', 1.0, name='web'),
+            h.instance(UUID_B, 'm1', 1.0, name='db', blocked='opted out'),
+            h.instance('i3', 'm2', 1.0)])
+        self.assertEqual(errors.BLOCKED, code)
+        text = self.stdout.getvalue()
+        for title in ('Hosts, each drained alone',
+                      'Moves, each host drained alone',
+                      'Instances that stay, each host drained alone',
+                      'Hosts pushed over a threshold, each host drained '
+                      'alone', 'At once'):
+            self.assertIn(f'{title}\n', text)
+        self.assertIn('9a8b7c6d db  blocks     opted out', text)
+        self.assertIn('3f0c2a1b web  a     live', text)
+        self.assertRegex(text, r'm1 +no +- +alone: 1 instance\(s\) would '
+                               r'block')
+        self.assertEqual(
+            'm2 can drain at once in about 1s (1 migration(s) at a time off '
+            'each host, 1 into each destination, one 10000 Mbit/s link per '
+            'host).', self.lines()[-1])
+
+    def test_a_host_pushed_over_is_named(self):
+        code = self.plan([h.instance(UUID_A, 'm2', 1.0),
+                          h.instance(UUID_B, 'm2', 7.0)], hosts=('m2',))
+        self.assertEqual(errors.BLOCKED, code)
+        self.assertRegex(self.stdout.getvalue(),
+                         r'm2 +a +90 +80 +- +90')
+        self.assertEqual('None of the hosts can drain: see above.',
+                         self.lines()[-1])

@@ -53,6 +53,16 @@ class ParserTest(testtools.TestCase):
         self.assertIn('the following arguments are required',
                       self.refused('explain'))
 
+    def test_maintenance_plan_and_enter_take_several_hosts(self):
+        args = self.parse('maintenance', 'plan', 'h1', 'h2',
+                          '--config-file', '/etc/x.conf')
+        self.assertEqual(('maintenance', ['h1', 'h2'], ['/etc/x.conf']),
+                         (args.command, args.hosts, args.config_file))
+        self.assertEqual(['h1', 'h2'], self.parse(
+            'maintenance', 'enter', 'h1', 'h2', '--wait').hosts)
+        self.assertIn('the following arguments are required: HOST',
+                      self.refused('maintenance', 'plan'))
+
     def test_commands_match_the_console_script(self):
         self.assertEqual(set(cli.COMMANDS),
                          set(subparsers(cli.build_parser())))

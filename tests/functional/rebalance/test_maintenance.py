@@ -15,6 +15,7 @@ from nova.compute import rpcapi
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import maintenance as cli
+from nova_drs_scheduler.cli import maintenance_plan
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import maintenance
 from nova_drs_scheduler.testing import records
@@ -40,13 +41,13 @@ class MaintenanceTestBase(base.RebalanceTestBase):
         try:
             code = handler(args, conf.CONF)
         except errors.CLIError as exc:
-            code = exc.code
             stdout.write(str(exc))
+            return exc.code, stdout.getvalue()
         text = stdout.getvalue()
-        return code, json.loads(text) if json_output and not code else text
+        return code, json.loads(text) if json_output else text
 
     def enter(self, host, reason='kernel update'):
-        return self.cli(cli.enter_, host=host, reason=reason, wait=False,
+        return self.cli(cli.enter_, hosts=[host], reason=reason, wait=False,
                         timeout=1.0)
 
     def status(self, host=None):
@@ -482,3 +483,96 @@ class FlowTest(MaintenanceTestBase):
         with mock.patch.object(self.rebalancer, 'flow') as flow:
             manager._drs_drain_flow(self.admin_context())
         flow.assert_called_once_with(mock.ANY)
+
+
+class PlanTest(MaintenanceTestBase):
+    """``maintenance plan``: the live planner's answer, Nova's filters and
+    placement included, and nothing moved or stored.
+
+    MediumFakeDriver hosts have 7680 MB free for servers when empty: room
+    for three 2500 MB ones.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.api.microversion = self.admin_api.microversion = '2.74'
+        self.big = self.admin_api.get_flavor(self._create_flavor(
+            name='big', vcpu=1, memory_mb=2500, disk=1, ephemeral=0))
+
+    def plan(self, *hosts, json_output=True):
+        self.feed(LOADS)
+        return self.cli(maintenance_plan.plan_, json_output=json_output,
+                        hosts=list(hosts))
+
+    def assertNothingChanged(self, servers):
+        """Every server where it was, no migration, no maintenance row, no
+        record, every compute service enabled."""
+        for uuid, host in servers.items():
+            self.assertEqual(host, self._host_of(uuid))
+            self.assertAllocatedOn(uuid, host)
+        self.assertEqual([], list(self.migrations()))
+        store = self.rebalancer.store
+        self.assertEqual(([], []), (store.maintenance(), store.recent()))
+        for host in self.HOSTS:
+            self.assertEqual('enabled', self.service(host)['status'])
+
+    def test_one_host_its_destinations_and_its_blocker(self):
+        servers = {self._boot('host1'): 'host1' for _ in range(2)}
+        opted_out = self._boot('host1')
+        self.admin_api.post_server_metadata(opted_out,
+                                            {'drs_exclude': 'true'})
+        servers[opted_out] = 'host1'
+
+        code, found = self.plan('host1')
+        self.assertEqual(errors.BLOCKED, code)
+        [host1] = found['hosts']
+        self.assertEqual(('host1', 3, False),
+                         (host1['host'], host1['instances'],
+                          host1['can_drain']))
+        self.assertEqual(sorted(set(servers) - {opted_out}),
+                         sorted(m['instance'] for m in host1['moves']))
+        for move in host1['moves']:
+            self.assertIn(move['destination'], ('host2', 'host3', 'host4'))
+        [blocker] = host1['blockers']
+        self.assertEqual(opted_out, blocker['instance'])
+        self.assertIn('opted out', blocker['reason'])
+        self.assertGreater(host1['drain_seconds'], 0)
+        self.assertEqual(([], [{'host': 'host1',
+                                'why': 'alone: 1 instance(s) would block'}]),
+                         (found['at_once']['hosts'],
+                          found['at_once']['left_out']))
+
+        code, text = self.plan('host1', json_output=False)
+        self.assertEqual(errors.BLOCKED, code)
+        self.assertIn('opted out', text)
+        self.assertIn(host1['moves'][0]['destination'], text)
+        code, text = self.plan('host1', 'nohost')
+        self.assertEqual(errors.USAGE, code)
+        self.assertIn("no nova-compute service on host 'nohost'", text)
+        self.assertNothingChanged(servers)
+
+    def test_two_hosts_only_one_at_once(self):
+        # host3 has room for one more, host4 none: host1 and host2 each
+        # drain into the other and host3, but not both at once (of their
+        # four servers, host3 takes one).
+        servers = {self._boot(host, self.big): host
+                   for host in ('host1', 'host1', 'host2', 'host2',
+                                'host3', 'host3', 'host4', 'host4',
+                                'host4')}
+
+        code, found = self.plan('host2', 'host1')
+        self.assertEqual(errors.BLOCKED, code)
+        self.assertEqual([('host2', True), ('host1', True)],
+                         [(h['host'], h['can_drain'])
+                          for h in found['hosts']])
+        self.assertEqual({'host1', 'host3'}, {
+            m['destination'] for m in found['hosts'][0]['moves']})
+        self.assertFalse(found['all_at_once'])
+        at_once = found['at_once']
+        self.assertEqual(['host1'], at_once['hosts'])
+        self.assertEqual(
+            {'host3', 'host2'}, {m['destination'] for m in at_once['moves']})
+        [left_out] = at_once['left_out']
+        self.assertEqual(('host2', 'with host1: 3 instance(s) would block'),
+                         (left_out['host'], left_out['why']))
+        self.assertNothingChanged(servers)

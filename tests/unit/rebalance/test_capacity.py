@@ -16,19 +16,6 @@ def _move(uuid, destination, **resources):
                       reason='test', expected={}, resources=resources)
 
 
-def _rooms(rooms, request_mb=2500, vcpus=2):
-    """A candidates callback allowing every host but the source, with
-    ``rooms`` ({host: free MB}, a host missing: not reported)."""
-    def candidates(instance, snap):
-        allowed = [n for n in sorted(snap.hosts) if n != instance.host]
-        return model.Candidates(
-            allowed=allowed,
-            room={n: {MB: rooms[n], 'VCPU': 64} for n in allowed
-                  if n in rooms},
-            request={MB: instance.memory_mb, 'VCPU': instance.vcpus})
-    return candidates
-
-
 class FitTest(testtools.TestCase):
 
     def found(self, **rooms):
@@ -133,7 +120,8 @@ class PlannerCapacityTest(testtools.TestCase):
             [h.instance(f'i{n}', 'host1', 0.5, memory_mb=2500)
              for n in (1, 2, 3)],
             drain_max_concurrent_migrations_per_host=4)
-        plan = planner.plan(snap, _rooms({'host2': 3000, 'host3': 9000}))
+        plan = planner.plan(snap, h.allow_with_room({'host2': 3000,
+                                                      'host3': 9000}))
         self.assertEqual(
             [('i1', 'host2'), ('i2', 'host3'), ('i3', 'host3')],
             [(m.instance, m.destination) for m in plan.moves])
@@ -149,7 +137,7 @@ class PlannerCapacityTest(testtools.TestCase):
             [h.instance(f'i{n}', 'host1', 0.5, memory_mb=2500)
              for n in (1, 2)],
             drain_max_concurrent_migrations_per_host=4)
-        plan = planner.plan(snap, _rooms({'host2': 3000}))
+        plan = planner.plan(snap, h.allow_with_room({'host2': 3000}))
         self.assertEqual(['i1'], [m.instance for m in plan.moves])
         blocker, = plan.drains[0].blockers
         self.assertEqual(('i2', 'no-destination'),
@@ -163,7 +151,8 @@ class PlannerCapacityTest(testtools.TestCase):
             [h.instance('a', 'hot1', 2.0, memory_mb=2500),
              h.instance('b', 'hot2', 2.0, memory_mb=2500)],
             benefit_horizon=0, max_concurrent_migrations_per_host=2)
-        plan = planner.plan(snap, _rooms({'cool': 3000, 'warm': 9000}))
+        plan = planner.plan(snap, h.allow_with_room({'cool': 3000,
+                                                      'warm': 9000}))
         self.assertEqual([('a', 'cool'), ('b', 'warm')],
                          [(m.instance, m.destination) for m in plan.moves])
 
