@@ -99,7 +99,8 @@ def one(trace: str, argv: tuple, seed: int, name: str, row: str) -> dict:
     return dict(trace=trace, seed=seed, schedule=name, row=row,
                 hosts=setup.hosts, **card.summary(),
                 **maintenance.summary(result.drains, card.overloaded_series,
-                                      setup.settings.interval))
+                                      setup.settings.interval,
+                                      setup.spec.bandwidth_mbps))
 
 
 def totals(runs: list) -> dict:

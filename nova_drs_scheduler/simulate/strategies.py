@@ -12,7 +12,10 @@ the decision itself
 (``planner.plan()``; Watcher's ``execute()`` less those queries).
 ``seed`` and ``balanced`` are the production planner with that
 ``[drs] policy``; everything else in their config comes from the same
-``[drs]`` options.  ``watcher_host_maintenance`` acts only on hosts in
+``[drs]`` options.  A strategy may also have ``react(view)``, with the same
+answer as ``plan``: the engine hands it the view of each moment between
+two periods when a migration ends, or when it asked to be woken
+(``PeriodView.wake``).  ``watcher_host_maintenance`` acts only on hosts in
 maintenance, so it is asked for by name, never among :data:`ALL`; so are
 the strategies that manage power (:data:`POWER`), which need a run with a
 power model: ``balanced+power`` (``balanced`` with power management

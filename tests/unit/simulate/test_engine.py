@@ -464,7 +464,8 @@ class SettingsTest(testtools.TestCase):
         inputs = engine.SnapshotInputs(cluster.Cluster(
             cluster.ClusterSpec(hosts=1), []))
         view = types.SimpleNamespace(
-            now=0.0, cluster=types.SimpleNamespace(residents={}))
+            now=0.0, cluster=types.SimpleNamespace(residents={}),
+            sampled=True)
         inputs._update_trends(view, set(), CONFIG)
         self.assertEqual(3 * CONFIG.load_halflife, inputs.trends.max_age)
         self.assertRaises(dataclasses.FrozenInstanceError, setattr,

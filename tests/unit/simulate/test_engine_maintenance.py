@@ -141,19 +141,26 @@ class MaintenanceLoopTest(testtools.TestCase):
         result = self._run(strategy, maintenance.drain('host-1', 60.0))
         self.assertEqual({'no valid host': 1}, dict(result.card.failed))
 
-    def test_a_strategy_starts_moves_inside_the_period(self):
+    def test_a_strategy_woken_between_periods_starts_moves(self):
         started = []
+
+        class Waking(scripted.Looking):
+            def react(self, view):
+                # Woken at 90 s; then handed the end of its move (91 s).
+                if not started:
+                    started.append(view.start('vm0', 'host-1'))
+                    started.append(view.start('vm0', 'host-2'))
+                return [], 0.0, 0.0
 
         def look(view):
             if view.period == 1:
-                started.append(view.start('vm0', 'host-1', view.now + 30.0))
-                started.append(view.start('vm0', 'host-2', view.now + 40.0))
+                view.wake(view.now + 30.0)
 
-        result = self._run(scripted.Looking(look), None)
+        result = self._run(Waking(look), None)
         first, refused = started
-        self.assertEqual((90.0, 91.0, 'host-1'),
-                         (first.start, first.end, first.destination))
+        self.assertEqual((90.0, 90.0, 91.0, 'host-1'),
+                         (first.start, first.copying, first.end,
+                          first.destination))
         self.assertIsNone(refused)
         self.assertEqual({'already migrating': 1}, dict(result.card.failed))
         self.assertEqual(1, result.card.migrations)
-

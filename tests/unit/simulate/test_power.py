@@ -75,33 +75,39 @@ class HostsTest(testtools.TestCase):
         self.assertEqual((model.ENTERING, {'host-1': 60.0}, {'host-1'}),
                          (self.hosts.state['host-1'], self.hosts.entering,
                           self.placed.disabled))
-        self.hosts.advance(120.0)
+        self.hosts.advance(120.0, [])
         # vm1 is still on it.
         self.assertEqual(model.ENTERING, self.hosts.state['host-1'])
-        self.placed.start_migration('vm1', 'host-2', 120.0, IDLE)
-        self.placed.finish_migrations(180.0)
-        self.hosts.advance(180.0)
+        self.hosts.migrated(
+            self.placed.start_migration('vm1', 'host-2', 120.0, IDLE))
+        self.hosts.advance(180.0, self.placed.finish_migrations(180.0, IDLE))
         self.assertEqual((model.STANDBY, {}, frozenset({'host-1'})),
                          (self.hosts.state['host-1'], self.hosts.entering,
                           self.hosts.off()))
         self.assertEqual({'host-1'}, self.placed.disabled)
+        # Decided at 60 s, empty when vm1's 1 s copy ended at 121 s.
+        drain, = self.hosts.drains
+        self.assertEqual((61.0, 1, 1024), (drain.drain_seconds,
+                                           drain.migrations, drain.moved_mb))
+        self.assertEqual([61.0],
+                         self.hosts.summary()['standby_drain_seconds'])
 
     def test_a_move_on_its_way_keeps_the_host_on(self):
         self.placed.start_migration('vm0', 'host-1', 0.0, IDLE)
         self.placed.start_migration('vm1', 'host-2', 0.0, IDLE)
         self.hosts.standby('host-1', 0.5)
-        self.placed.finish_migrations(0.9)
-        self.hosts.advance(0.9)
+        self.placed.finish_migrations(0.9, IDLE)
+        self.hosts.advance(0.9, [])
         self.assertEqual(model.ENTERING, self.hosts.state['host-1'])
 
     def test_wake_serves_after_the_boot(self):
         self.hosts.state['host-2'] = model.STANDBY
         self.placed.disabled.add('host-2')
         self.assertTrue(self.hosts.wake('host-2', 600.0))
-        self.hosts.advance(660.0)
+        self.hosts.advance(660.0, [])
         self.assertEqual((model.WAKING, {'host-2'}),
                          (self.hosts.state['host-2'], self.placed.disabled))
-        self.hosts.advance(720.0)
+        self.hosts.advance(720.0, [])
         self.assertEqual((model.ON, set(), {}),
                          (self.hosts.state['host-2'], self.placed.disabled,
                           self.hosts.ready_at))
