@@ -69,6 +69,8 @@ class HostMaintenance:
         return moves, built + balance_input, decided + balance_decision
 
     def react(self, view) -> tuple:
-        """Between periods: the applier's layers."""
+        """Between periods: the applier's layers, and the balancer's."""
         self._applier.run(view)
-        return [], 0.0, 0.0
+        if self._balancer is None:
+            return [], 0.0, 0.0
+        return self._balancer.react(view)
