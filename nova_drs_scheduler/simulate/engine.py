@@ -569,11 +569,14 @@ class _Run:
                 self.start(period, *move, at=at)
 
     def _power(self, action, now: float) -> None:
-        """A power plan's action on its host (after the period's moves)."""
+        """A power plan's action on its host (after the period's moves); a
+        host entering standby is drained from this moment on."""
         if self.power is None:
             raise ValueError(f'{self.strategy.name} manages power: run it '
                              f'with a power model')
-        getattr(self.power, action.kind)(action.host, now)
+        if getattr(self.power, action.kind)(action.host, now) \
+                and action.kind == power_plan.STANDBY:
+            self.wake(now)
 
     def start(self, period: int, name: str, destination: str | None,
               at: float, promise=None):

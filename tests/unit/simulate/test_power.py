@@ -214,29 +214,33 @@ class PowerLoopTest(testtools.TestCase):
                     host.schedulable, host.cpu_percent)
 
         class Drained(scripted.Looking):
+            planner = strategies.PlannerStrategy(CONFIG, 'balanced')
+
             def plan(self, view):
                 moves, _, _ = super().plan(view)
-                planned = strategies.PlannerStrategy(CONFIG, 'balanced')
-                return (moves + planned.plan(view)[0]), 0.0, 0.0
+                return (moves + self.planner.plan(view)[0]), 0.0, 0.0
+
+            def react(self, view):
+                return self.planner.react(view)
 
         standby = power_plan.PowerAction(power_plan.STANDBY, 'host-2', None,
                                          'test')
         strategy = Drained(look, {1: [standby]})
         result = self._run(strategy)
-        # Period 1 plans the standby after its moves; period 2 sees the
-        # host entering and drains it; from period 3 it is off, its last
-        # sample (period 2) stale after the window's 60 s.
+        # Period 1 plans the standby after its moves, and the drain starts
+        # then: vm2 (1 GiB over 1 GiB/s) from 60 s to 61 s, then vm5 from
+        # 61 s to 62 s.  Period 2 finds the host empty and powers it off;
+        # its last sample (period 1) goes stale after the window's 60 s.
         self.assertEqual((model.ON, 'automatic', False, True, 20.0),
                          strategy.seen[1])
-        self.assertEqual((model.ENTERING, 'automatic', True, False),
-                         strategy.seen[2][:4])
         self.assertEqual((model.STANDBY, 'automatic', False, False, 20.0),
-                         strategy.seen[3])
+                         strategy.seen[2])
         self.assertEqual((model.STANDBY, 'automatic', False, False, None),
-                         strategy.seen[4])
+                         strategy.seen[3])
         self.assertEqual(2, result.card.migrations)
-        self.assertEqual(1, result.power['standbys'])
-        # Two hosts at 30 % and one in standby from 3 minutes on.
+        self.assertEqual((1, [2.0]), (result.power['standbys'],
+                                      result.power['standby_drain_seconds']))
+        # Two hosts at 30 % and one in standby from 2 minutes on.
         self.assertLess(result.power['energy_kwh'], 0.21)
 
     def test_moves_to_a_host_off_are_refused(self):
