@@ -11,13 +11,16 @@ files, and a generated day unless ``--synthetic-vms 0``) and each seed:
   ``--deadline`` seconds after it entered), then brought back, empty.
 
 Rows: ours (the planner with the ``balanced`` policy and the ``[drs]``
-options of ``--config-file``, defaults without), Watcher's
-``host_maintenance`` (one audit per host entering maintenance, its plan
-run as Watcher's applier paces it; ``simulate/watcher_maintenance.py``),
-and the same with Watcher's ``workload_balance`` every period beside it
-(60 s, threshold at our ``cpu_threshold``: its best single setting on
-PlanetLab, doc/benchmarks.md), as an operator who balances with Watcher
-runs both.  Needs python-watcher: run it with ``tox -e bench-maintenance``.
+options of ``--config-file``, defaults without: balancing and drains),
+ours with drains only (our balancing off), Watcher's ``host_maintenance``
+(one audit per host entering maintenance, its plan run as Watcher's
+applier paces it; ``simulate/watcher_maintenance.py``), and the same with
+Watcher's ``workload_balance`` every period beside it (60 s, threshold at
+our ``cpu_threshold``: its best single setting on PlanetLab,
+doc/benchmarks.md), as an operator who balances with Watcher runs both.
+Every row's migrations wait in Nova's queue per source and share the
+hosts' links (``simulate/links.py``).  Needs python-watcher: run it with
+``tox -e bench-maintenance``.
 
 Prints, per schedule, the sums over traces and seeds with our ratios to
 each Watcher row, then the issue's bar per trace, as Markdown; writes every
@@ -29,7 +32,9 @@ import concurrent.futures
 import functools
 import json
 import os
+import platform
 import sys
+import time
 
 import tabulate
 
@@ -42,10 +47,13 @@ from nova_drs_scheduler.simulate import watcher_adapter
 from nova_drs_scheduler.simulate import watcher_maintenance
 
 OURS = 'balanced'
+DRAINS = 'balanced, drains only'
 HM = 'Watcher host_maintenance'
 HM_WB = 'Watcher host_maintenance + WB 60 s'
-ROWS = (OURS, HM, HM_WB)
+ROWS = (OURS, DRAINS, HM, HM_WB)
 SCHEDULES = ('drain one host', 'rolling')
+#: Nova's refusals for want of room: its filters' and its scheduler's.
+CAPACITY = ('CoreFilter', 'RamFilter', 'no valid host')
 
 #: (key, title) of the summed columns, in table order.
 SUMS = (
@@ -56,8 +64,10 @@ SUMS = (
     ('gb_moved', 'GB moved'),
     ('overloaded_while_draining', 'overloaded host-periods while draining'),
     ('overloaded_host_periods', 'overloaded host-periods'),
+    ('unserved_core_minutes', 'unserved core-min'),
     ('left_behind', 'left behind'),
     ('failed_migrations', 'refused moves'),
+    ('refused_for_capacity', 'refused for capacity'),
 )
 
 
@@ -80,6 +90,8 @@ def schedule_argv(name: str, args) -> list:
 def _strategy(row: str, config: model.PlannerConfig, seed: int):
     if row == OURS:
         return strategies.build(OURS, config, seed, {})
+    if row == DRAINS:
+        return strategies.PlannerStrategy(config, OURS, (model.DRAIN,), row)
     balancer = None
     if row == HM_WB:
         balancer = watcher_adapter.WatcherStrategy(
@@ -98,20 +110,25 @@ def one(trace: str, argv: tuple, seed: int, name: str, row: str) -> dict:
     card = result.card
     return dict(trace=trace, seed=seed, schedule=name, row=row,
                 hosts=setup.hosts, **card.summary(),
+                refused_for_capacity=sum(card.failed[r] for r in CAPACITY),
                 **maintenance.summary(result.drains, card.overloaded_series,
-                                      setup.settings.interval))
+                                      setup.settings.interval,
+                                      setup.spec.bandwidth_mbps))
 
 
 def totals(runs: list) -> dict:
-    """Sums over ``runs``, the drain times' mean and max (minutes) and the
-    worst host."""
+    """Sums over ``runs``, the drain times' mean and max and the link
+    limit's mean (minutes), and the worst host."""
     mean, longest = maintenance.drain_minutes(
         [s for run in runs for s in run['drain_seconds']])
+    link, _ = maintenance.drain_minutes(
+        [s for run in runs for s in run['link_seconds']])
     total = {key: round(sum(run[key] for run in runs), 1)
              for key, _ in SUMS}
     total.update(
         hosts_emptied=sum(run['hosts_emptied'] for run in runs),
         drain_minutes_mean=mean, drain_minutes_max=longest,
+        link_minutes_mean=link,
         worst_overload_percent=max(run['worst_overload_percent']
                                    for run in runs))
     return total
@@ -119,7 +136,8 @@ def totals(runs: list) -> dict:
 
 #: (key, title) of a table's columns after the row's name.
 COLUMNS = (('drain_minutes_mean', 'drain min mean'),
-           ('drain_minutes_max', 'drain min max')) + SUMS[1:] + (
+           ('drain_minutes_max', 'drain min max'),
+           ('link_minutes_mean', 'link-limit min mean')) + SUMS[1:] + (
     ('worst_overload_percent', 'worst host %'),)
 
 
@@ -131,46 +149,102 @@ def _ratio(ours, theirs) -> str:
     return f'{ours / theirs:.2f}'
 
 
+#: The rows set against each other: ours against each Watcher row, and
+#: drains against drains.
+RATIOS = ((OURS, HM), (OURS, HM_WB), (DRAINS, HM))
+
+
 def table(runs: list, name: str) -> str:
-    """One schedule's rows summed over traces and seeds, and our ratios
-    to each Watcher row."""
+    """One schedule's rows summed over traces and seeds, and the ratios
+    of :data:`RATIOS`."""
     sums = {row: totals([r for r in runs if r['schedule'] == name
                          and r['row'] == row]) for row in ROWS}
     lines = [[row, f"{sums[row]['hosts_emptied']}/"
               f"{sums[row]['hosts_drained']:g}"]
              + [sums[row][key] for key, _ in COLUMNS] for row in ROWS]
-    lines += [[f'ours / {row}', '']
-              + [_ratio(sums[OURS][key], sums[row][key])
-                 for key, _ in COLUMNS] for row in ROWS[1:]]
+    lines += [[f'{ours} / {theirs}', '']
+              + [_ratio(sums[ours][key], sums[theirs][key])
+                 for key, _ in COLUMNS] for ours, theirs in RATIOS]
     return tabulate.tabulate(
         lines, ['row', 'hosts emptied'] + [t for _, t in COLUMNS],
         tablefmt='github', missingval='-')
 
 
+#: The bar's checks: (letter, what our rows must do).
+CHECKS = (
+    ('t', 'mean drain time no longer than host_maintenance\'s'),
+    ('l', 'mean drain time within 1.5 times the link limit'),
+    ('o', 'ours: fewer overloaded host-periods than host_maintenance + '
+          'WB 60 s'),
+    ('g', 'ours: GB moved no more than host_maintenance + WB 60 s; drains '
+          'only: no more than host_maintenance alone'),
+    ('b', 'no instance left behind'),
+    ('c', 'no move refused for capacity'),
+)
+#: How far above the link limit a mean drain time may be.
+LINK_FACTOR = 1.5
+
+
+def _no_longer(ours, theirs) -> bool:
+    """A mean drain time no longer than ``theirs`` (None: never
+    emptied a host)."""
+    return ours is not None and (theirs is None or ours <= theirs)
+
+
+def _pair(ours, theirs) -> str:
+    return ' / '.join('-' if v is None else f'{v:g}' for v in (ours, theirs))
+
+
+def failed(row: str, sums: dict) -> str:
+    """The letters of the checks our ``row`` fails ('' when it meets
+    the bar), on the sums of one trace."""
+    ours = sums[row]
+    rival = sums[HM_WB] if row == OURS else sums[HM]
+    link = ours['link_minutes_mean']
+    passed = {
+        't': _no_longer(ours['drain_minutes_mean'],
+                        sums[HM]['drain_minutes_mean']),
+        'l': _no_longer(ours['drain_minutes_mean'],
+                        None if link is None else LINK_FACTOR * link),
+        'o': (row != OURS or ours['overloaded_host_periods']
+              < sums[HM_WB]['overloaded_host_periods']),
+        'g': ours['gb_moved'] <= rival['gb_moved'],
+        'b': ours['left_behind'] == 0,
+        'c': ours['refused_for_capacity'] == 0,
+    }
+    return ''.join(letter for letter, _ in CHECKS if not passed[letter])
+
+
 def bar(runs: list) -> str:
-    """The issue's bar for the rolling maintenance, per trace (summed over
-    seeds): ours leaves no instance behind, has no refused move, fewer
-    overloaded host-periods than Watcher's host_maintenance and no more
-    GB moved."""
+    """The issue's bar for the rolling maintenance, per trace and our row
+    (summed over seeds), each check with its figures."""
     lines = []
     for trace in dict.fromkeys(r['trace'] for r in runs):
         sums = {row: totals([r for r in runs if r['trace'] == trace
                              and r['schedule'] == 'rolling'
-                             and r['row'] == row]) for row in (OURS, HM)}
-        ours, theirs = sums[OURS], sums[HM]
-        met = (ours['left_behind'] == 0 and ours['failed_migrations'] == 0
-               and ours['overloaded_host_periods']
-               < theirs['overloaded_host_periods']
-               and ours['gb_moved'] <= theirs['gb_moved'])
-        lines.append([trace, ours['left_behind'], ours['failed_migrations'],
-                      f"{ours['overloaded_host_periods']:g} / "
-                      f"{theirs['overloaded_host_periods']:g}",
-                      f"{ours['gb_moved']:g} / {theirs['gb_moved']:g}",
-                      'yes' if met else 'no'])
+                             and r['row'] == row]) for row in ROWS}
+        hm, hm_wb = sums[HM], sums[HM_WB]
+        for row in (OURS, DRAINS):
+            ours = sums[row]
+            rival = hm_wb if row == OURS else hm
+            letters = failed(row, sums)
+            lines.append([
+                trace, row,
+                _pair(ours['drain_minutes_mean'], hm['drain_minutes_mean']),
+                _pair(ours['drain_minutes_mean'], ours['link_minutes_mean']),
+                _pair(ours['overloaded_host_periods'],
+                      hm_wb['overloaded_host_periods']),
+                _pair(ours['gb_moved'], rival['gb_moved']),
+                f"{ours['left_behind']:g}",
+                f"{ours['refused_for_capacity']:g}",
+                'yes' if not letters else f'no ({letters})'])
     return tabulate.tabulate(
-        lines, ['trace', 'left behind', 'refused moves',
-                'overloaded host-periods, ours / HM',
-                'GB moved, ours / HM', 'bar met'], tablefmt='github')
+        lines, ['trace', 'row', 't: drain min, row / HM',
+                'l: drain min / link limit',
+                'o: overloaded host-periods, row / HM + WB',
+                'g: GB moved, row / HM + WB (drains only: / HM)',
+                'b: left behind', 'c: refused for capacity', 'bar met'],
+        tablefmt='github')
 
 
 def _traces(args) -> list:
@@ -208,8 +282,13 @@ def main(argv=None) -> int:
     parser.add_argument('--deadline', type=float, default=3600.0,
                         help='Seconds after entering when a host\'s work '
                              'starts even if it is not empty.')
+    parser.add_argument('--schedules', default=','.join(SCHEDULES),
+                        help='Comma-separated schedules to run, of: '
+                             f'{", ".join(SCHEDULES)}.')
     parser.add_argument('--config-file', action='append', default=[],
-                        help='[drs] options of our planner.')
+                        help='[drs] options of our planner (and [DEFAULT] '
+                             'max_concurrent_live_migrations of every '
+                             'row).')
     parser.add_argument('--jobs', type=int, default=2,
                         help='Runs in parallel (each is one process).')
     parser.add_argument('--output-dir', default='bench-output/maintenance')
@@ -217,12 +296,17 @@ def main(argv=None) -> int:
     if not _traces(args):
         parser.error('no trace: give --trace or --synthetic-vms')
     seeds = [int(s) for s in args.seeds.split(',')]
+    schedules = [name.strip() for name in args.schedules.split(',')]
+    if not set(schedules) <= set(SCHEDULES):
+        parser.error(f'--schedules: choose from {", ".join(SCHEDULES)}')
     tasks = [(label, tuple(simulate + schedule_argv(name, args)
                            + ['--seed', str(seed)]), seed, name, row)
              for label, simulate in _traces(args) for seed in seeds
-             for name in SCHEDULES for row in ROWS]
-    print(f'{len(tasks)} runs, {args.jobs} at a time, on a machine with '
-          f'{os.cpu_count()} cores', flush=True)
+             for name in schedules for row in ROWS]
+    print(f'{len(tasks)} runs, {args.jobs} at a time, on {platform.node()}'
+          f' ({os.cpu_count()} cores, Python {platform.python_version()})',
+          flush=True)
+    started = time.monotonic()
     runs = []
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         for run in pool.map(one, *zip(*tasks, strict=True)):
@@ -231,13 +315,18 @@ def main(argv=None) -> int:
                   f"overloaded host-periods, {run['gb_moved']} GB, "
                   f"{run['left_behind']} left behind", flush=True)
             runs.append(run)
-    for name in SCHEDULES:
+    print(f'{len(tasks)} runs in {time.monotonic() - started:.0f} s')
+    for name in schedules:
         print(f'\n{name}: sums over {len(_traces(args))} traces and seeds '
               f'{args.seeds}; drain times in minutes, from entering '
-              f'maintenance to empty\n')
+              f'maintenance to empty; the link limit: the RAM moved off '
+              f'the host over one link at full bandwidth\n')
         print(table(runs, name))
-    print('\nThe bar, rolling maintenance (sums over the seeds):\n')
-    print(bar(runs))
+    if 'rolling' in schedules:
+        print('\nThe bar, rolling maintenance (sums over the seeds): '
+              + '; '.join(f'{letter}: {what}' for letter, what in CHECKS)
+              + '\n')
+        print(bar(runs))
     os.makedirs(args.output_dir, exist_ok=True)
     path = os.path.join(args.output_dir, 'maintenance.json')
     with open(path, 'w') as stream:

@@ -15,7 +15,8 @@ states and a linear power model (``simulate/power.py``), under four rows:
   ``--audit-interval`` seconds; the hosts it disables count as powered off
   once empty, and a host it enables again boots first.
 
-Prints per trace the rows summed over the seeds and each seed's, then the
+Prints per trace the rows summed over the seeds and each seed's (with the
+minutes each standby took from the decision to the host empty), then the
 bar per trace and seed: ours uses less energy than ``balanced``, at least
 as little as Watcher's, with fewer overloaded host-periods and fewer
 migrations than it.  Writes every run to ``power.json`` under
@@ -34,6 +35,7 @@ import tabulate
 
 from nova_drs_scheduler.simulate import cli
 from nova_drs_scheduler.simulate import engine
+from nova_drs_scheduler.simulate import maintenance
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import watcher_consolidation
 
@@ -96,10 +98,23 @@ def one(trace: str, argv: tuple, seed: int, row: str,
     return run
 
 
+#: Columns of the standbys' drains, pooled over seeds: (key, title).
+DRAIN_COLUMNS = (
+    ('standby_drain_minutes_mean', 'standby to empty, min mean'),
+    ('standby_drain_minutes_max', 'standby to empty, min max'),
+)
+
+
 def totals(runs: list) -> dict:
-    """The runs' columns added up over seeds (the worst host: the max)."""
-    return {key: round(add(run[key] for run in runs), 2)
-            for key, _, add in COLUMNS}
+    """The runs' columns added up over seeds (the worst host: the max),
+    and the standbys' drain minutes pooled."""
+    total = {key: round(add(run[key] for run in runs), 2)
+             for key, _, add in COLUMNS}
+    mean, longest = maintenance.drain_minutes(
+        [s for run in runs for s in run['standby_drain_seconds']])
+    total.update(standby_drain_minutes_mean=mean,
+                 standby_drain_minutes_max=longest)
+    return total
 
 
 def _saved(row: dict, baseline: dict) -> str:
@@ -117,10 +132,22 @@ def table(runs: list) -> str:
     lines = [[row, sums[row]['energy_kwh'],
               _saved(sums[row], sums[BALANCED])]
              + [sums[row][key] for key, _, _ in COLUMNS[1:]]
+             + [sums[row][key] for key, _ in DRAIN_COLUMNS]
              for row in ROWS]
     return tabulate.tabulate(
         lines, ['row', 'energy kWh', 'saved vs balanced %']
-        + [title for _, title, _ in COLUMNS[1:]], tablefmt='github')
+        + [title for _, title, _ in COLUMNS[1:]]
+        + [title for _, title in DRAIN_COLUMNS], tablefmt='github',
+        missingval='-')
+
+
+def standby_drains(runs: list) -> str:
+    """Each standby's minutes from the decision to the host empty, per
+    row that had one."""
+    return '\n'.join(
+        f"- {run['row']}: " + ', '.join(
+            f'{seconds / 60:.1f}' for seconds in run['standby_drain_seconds'])
+        for run in runs if run['standby_drain_seconds'])
 
 
 def failed(ours: dict, balanced: dict, watcher: dict) -> str:
@@ -243,8 +270,13 @@ def main(argv=None) -> int:
         print(f"\n{trace}: hosts {hosts}; sums over seeds {args.seeds}\n")
         print(table(chosen))
         for seed in seeds:
+            seeded = [r for r in chosen if r['seed'] == seed]
             print(f'\n{trace}, seed {seed}\n')
-            print(table([r for r in chosen if r['seed'] == seed]))
+            print(table(seeded))
+            drains = standby_drains(seeded)
+            if drains:
+                print(f'\nminutes from each standby decision to the host '
+                      f'empty:\n{drains}')
     text, met = bar(runs)
     print('\nThe bar: ' + '; '.join(f'{letter}: {what}'
                                     for letter, what in CHECKS) + '\n')

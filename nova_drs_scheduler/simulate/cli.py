@@ -108,6 +108,13 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                        help='MiB/s of RAM each busy core of a migrating '
                             'instance dirties (default: [drs] '
                             'migration_dirty_rate).')
+    model.add_argument('--max-concurrent-live-migrations',
+                       type=errors.number(int, minimum=0),
+                       help='Outgoing live migrations at once per source '
+                            'compute, the rest queued; 0: no limit '
+                            '(default: [DEFAULT] '
+                            'max_concurrent_live_migrations of '
+                            '--config-file, Nova\'s 1).')
     upkeep = parser.add_argument_group('maintenance')
     upkeep.add_argument(
         '--maintenance', choices=('drain', 'rolling'),
@@ -180,11 +187,22 @@ def add_parser(subparsers, parents=()) -> argparse.ArgumentParser:
     return parser
 
 
-def _drs(config_files: list) -> cfg.ConfigOpts:
+#: Nova's own option, as its computes and our drains read it.
+NOVA_OPTS = (cfg.IntOpt(
+    'max_concurrent_live_migrations', min=0,
+    default=from_conf.NOVA_MAX_CONCURRENT_LIVE_MIGRATIONS),)
+
+
+def _drs(config_files: list,
+         max_concurrent_live_migrations: int | None = None) -> cfg.ConfigOpts:
     parsed = cfg.ConfigOpts()
     drs_conf.register_opts(parsed)
+    parsed.register_opts(NOVA_OPTS)
     parsed([f'--config-file={path}' for path in config_files],
            project='nova', default_config_files=[])
+    if max_concurrent_live_migrations is not None:
+        parsed.set_override('max_concurrent_live_migrations',
+                            max_concurrent_live_migrations)
     drs_conf.validate(parsed)
     return parsed
 
@@ -225,7 +243,7 @@ def prepare(args) -> Setup:
 
     Raises the errors :func:`run` reports (bad trace, options or config).
     """
-    conf = _drs(args.config_file)
+    conf = _drs(args.config_file, args.max_concurrent_live_migrations)
     trace = _trace(args)
     config = from_conf.planner_config(conf)
     vms = cluster.assign_flavors(trace.names, args.flavors, args.seed)
@@ -249,6 +267,7 @@ def prepare(args) -> Setup:
                               config.migration_bandwidth),
         dirty_mib_per_core=_given(args.dirty_rate,
                                   config.migration_dirty_rate),
+        max_concurrent_live_migrations=conf.max_concurrent_live_migrations,
         placement=args.placement, seed=args.seed)
     interval = conf.drs.rebalance_interval
     settings = engine.Settings(

@@ -4,12 +4,12 @@ Capacity follows Nova's CoreFilter/RamFilter and placement: a host takes an
 instance while the vCPUs (RAM) allocated to it stay within its vCPUs (RAM)
 times the allocation ratio, and its compute service is enabled (Nova's
 ComputeFilter; a host in maintenance is disabled).  A live migration claims
-the destination when it starts (placement holds the allocation on both
-hosts while it runs) and releases the source when it ends.  It runs as long
-as :func:`~nova_drs_scheduler.rebalance.benefit.migration_seconds` says for
-the instance's RAM and its load when it starts, the planner's own estimate.
+the destination when Nova accepts it (placement holds the allocation on
+both hosts, queued or copying) and releases the source when it ends.  Its
+copy waits in its source's queue and shares the hosts' links as
+:mod:`~nova_drs_scheduler.simulate.links` models them.
 A host's CPU is sampled at the end of each period, as a compute node reports
-it: the instances on it then, and, for the time a migration ran during the
+it: the instances on it then, and, for the time a copy ran during the
 period, the migrating instance's load on the other host too (the guest runs
 on the source while the destination receives and replays its pages).
 """
@@ -20,8 +20,8 @@ import itertools
 import math
 import random
 
-from nova_drs_scheduler.rebalance import benefit
 from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.simulate import links
 
 #: The planner's defaults: the simulated migration is the one it costs.
 _PLANNER = model.PlannerConfig()
@@ -76,6 +76,9 @@ class ClusterSpec:
     #: ``migration_dirty_rate``).
     bandwidth_mbps: float = _PLANNER.migration_bandwidth
     dirty_mib_per_core: float = _PLANNER.migration_dirty_rate
+    #: Nova's ``[DEFAULT] max_concurrent_live_migrations``: outgoing copies
+    #: at once per source compute, the rest queued (0: no limit).
+    max_concurrent_live_migrations: int = 1
     placement: str = 'spread'   # 'spread' | 'random'
     seed: int = 0
 
@@ -88,6 +91,9 @@ class ClusterSpec:
             raise ValueError('the migration bandwidth must be positive')
         if self.dirty_mib_per_core < 0:
             raise ValueError('the dirty rate must not be negative')
+        if self.max_concurrent_live_migrations < 0:
+            raise ValueError('max_concurrent_live_migrations must not be '
+                             'negative')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,16 +101,6 @@ class VM:
     name: str
     index: int          # column in the trace
     flavor: Flavor
-
-
-@dataclasses.dataclass(frozen=True)
-class Migration:
-    vm: str
-    source: str
-    destination: str
-    start: float
-    end: float
-    memory_mb: int
 
 
 def assign_flavors(names, flavors, seed: int) -> tuple:
@@ -150,7 +146,11 @@ class Cluster:
         self.residents = {h: set() for h in self.hosts}
         self.used_vcpus = dict.fromkeys(self.hosts, 0)
         self.used_memory_mb = dict.fromkeys(self.hosts, 0)
+        #: {instance: its migration, queued or copying}
         self.inflight = {}
+        self.links = links.Links(spec.bandwidth_mbps,
+                                 spec.dirty_mib_per_core,
+                                 spec.max_concurrent_live_migrations)
         #: Hosts whose compute service is disabled (in maintenance).
         self.disabled = set()
         self.vcpu_limit = spec.host_vcpus * spec.cpu_allocation_ratio
@@ -242,29 +242,28 @@ class Cluster:
                 f'({vm.flavor.name}); add hosts or raise the allocation '
                 f'ratios')
 
-    def duration(self, vm: VM, cpu_cores: float) -> float:
-        """Seconds of pre-copy for the instance's RAM and the pages its
-        ``cpu_cores`` busy cores dirty meanwhile."""
-        spec = self.spec
-        return benefit.migration_seconds(vm.flavor.memory_mb, cpu_cores,
-                                         spec.bandwidth_mbps,
-                                         spec.dirty_mib_per_core)
-
     def start_migration(self, name: str, destination: str, now: float,
-                        step) -> Migration:
-        """Claim the destination now; the move completes later, as long
-        after as the instance's load at trace ``step`` makes it take."""
+                        step) -> links.Migration:
+        """Nova accepts the migration now: the destination is claimed, and
+        its copy starts (the instance's load at trace ``step``) or queues."""
         vm = self.vms[name]
-        seconds = self.duration(vm, self.vm_cores(vm, step))
-        migration = Migration(name, self.location[name], destination, now,
-                              now + seconds, vm.flavor.memory_mb)
+        migration = links.Migration(name, self.location[name], destination,
+                                    vm.flavor.memory_mb, now)
         self._claim(vm, destination)
         self.inflight[name] = migration
+        self.links.add(migration, self.vm_cores(vm, step))
         return migration
 
-    def finish_migrations(self, now: float) -> list:
-        """Complete the migrations that have ended by ``now``."""
-        done = [m for m in self.inflight.values() if m.end <= now]
+    def next_end(self) -> float:
+        """When the next migration ends, as the links run now."""
+        return self.links.next_end()
+
+    def finish_migrations(self, now: float, step) -> list:
+        """Complete the migrations that end by ``now``, in order; the
+        copies they let out of a queue start with the loads of trace
+        ``step``."""
+        done = self.links.advance(
+            now, lambda m: self.vm_cores(self.vms[m.vm], step))
         for migration in done:
             vm = self.vms[migration.vm]
             self._release(vm, migration.source)
@@ -291,11 +290,12 @@ class Cluster:
         """CPU used on each host at a trace step, in cores.
 
         Each instance counts on the host it is on.  With a sampling
-        window from ``since`` to ``until``, a migration that ran during it
-        (in flight now, or among ``ended`` since) also counts on the host
-        it is not on now (its destination while in flight, its source once
-        over), for the share of the window it ran: while a copy runs, both
-        hosts carry the instance.
+        window from ``since`` to ``until``, a copy that ran during it (in
+        flight now, or among ``ended`` since) also counts on the host the
+        instance is not on now (its destination while in flight, its
+        source once over), for the share of the window it ran: while a
+        copy runs, both hosts carry the instance.  A queued migration
+        copies nothing yet.
         """
         cores = dict.fromkeys(self.hosts, 0.0)
         vms, load = self.vms, self.vm_cores
@@ -307,7 +307,10 @@ class Cluster:
         for migration, host in itertools.chain(
                 ((m, m.destination) for m in self.inflight.values()),
                 ((m, m.source) for m in ended)):
-            ran = min(migration.end, until) - max(migration.start, since)
+            if migration.copying is None:
+                continue
+            end = until if migration.end is None else migration.end
+            ran = min(end, until) - max(migration.copying, since)
             if ran > 0:
                 cores[host] += load(vms[migration.vm], step) * ran / span
         return cores

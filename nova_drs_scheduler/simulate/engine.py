@@ -1,18 +1,17 @@
-"""The simulation loop, one rebalance period at a time.
+"""The simulation loop, one rebalance period at a time, and what happens
+between two periods.
 
 Periods are ``[drs] rebalance_interval`` seconds long, as in production; a
 trace step (5 minutes for PlanetLab) holds its value for every period inside
 it.  Each period, in the order the live service sees the world:
 
-1. migrations whose copy has finished by now complete (the instance's load
-   and RAM leave the source, its load stays on the destination alone), and
-   the maintenance schedule, if any, moves on (a host enters maintenance,
+1. the maintenance schedule, if any, moves on (a host enters maintenance,
    starts its work once empty, comes back; see ``maintenance``), as do
    the hosts' power states when power is modelled (a host entering
    standby powers off once empty, a waking host serves once booted; see
    ``power``);
-2. every host's CPU is measured from the trace (a migration of the period
-   past on both hosts for as long as it ran) and fed to the same
+2. every host's CPU is measured from the trace (a copy of the period past
+   on both hosts for as long as it ran) and fed to the same
    :class:`~nova_drs_scheduler.rebalance.metrics.MetricsWindows` as in
    production (built from the same ``[drs]`` options), which judge hosts;
    the scorecard counts overloaded, DRS-caused and unserved load, and the
@@ -25,8 +24,16 @@ it.  Each period, in the order the live service sees the world:
    and started, or counted as failed; a power plan's actions among them
    (``rebalance.power.PowerAction``) apply after them.  A move with no
    destination is Nova's scheduler's to place (Watcher's
-   ``host_maintenance``); a strategy that paces its own moves inside the
-   period (Watcher's applier) starts them through ``PeriodView.start``.
+   ``host_maintenance``).
+
+Between two periods time runs from event to event (``_Run.flow``): a
+migration ends when its copy is over (``links``: Nova's queue per source,
+the hosts' shared links), letting the next queued copy of its source
+start; at each such moment, and at the times a strategy asked to be woken
+(``PeriodView.wake``), a strategy with a ``react(view)`` method is handed
+the view of that moment (the last period's measurements, the cluster as it
+is now) and may start moves at once: our drains flow that way, as does
+Watcher's applier, layer after layer.
 """
 
 import collections
@@ -35,6 +42,7 @@ import functools
 import gc
 import heapq
 import itertools
+import math
 import statistics
 from collections.abc import Callable
 
@@ -45,6 +53,7 @@ from nova_drs_scheduler.rebalance import power as power_plan
 from nova_drs_scheduler.rebalance import recent_moves
 from nova_drs_scheduler.rebalance import relief
 from nova_drs_scheduler.simulate import cluster as cluster_mod
+from nova_drs_scheduler.simulate import links
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod
 from nova_drs_scheduler.simulate import power as power_mod
 from nova_drs_scheduler.simulate import scoring
@@ -90,7 +99,9 @@ class Settings:
 
 @dataclasses.dataclass
 class PeriodView:
-    """What a strategy may look at in one period."""
+    """What a strategy may look at in one period, or at a moment between
+    two periods (``sampled`` False: the last period's measurements, the
+    cluster as it is at ``now``)."""
 
     period: int
     now: float
@@ -108,7 +119,8 @@ class PeriodView:
     #: What the planner's input keeps between periods (see
     #: :class:`SnapshotInputs`); None for strategies that do not plan.
     inputs: 'SnapshotInputs | None' = None
-    #: VMs whose migration ended since the last period: on a new host.
+    #: VMs whose migration ended since the last period's start: on a new
+    #: host.
     arrived: frozenset = frozenset()
     #: Hosts over their threshold now that would not be without the
     #: instances migrated to them lately (``scoring.Arrivals``).
@@ -116,13 +128,18 @@ class PeriodView:
     #: {host being drained (in maintenance, or entering standby): when
     #: it entered}
     maintenance: dict = dataclasses.field(default_factory=dict)
-    #: ``start(instance, destination or None, at)``: start a move at ``at``
-    #: seconds (within this period), as the engine starts planned moves;
-    #: the migration, or None when Nova refuses it.
+    #: ``start(instance, destination or None)``: start a move now, as
+    #: the engine starts planned moves; the migration, or None when Nova
+    #: refuses it.
     start: Callable | None = None
+    #: ``wake(at)``: hand the strategy's ``react`` the view of ``at``.
+    wake: Callable | None = None
     #: The hosts' power states, when the run models them (else None):
     #: a strategy that manages power moves hosts through it.
     power: power_mod.Hosts | None = None
+    #: False at a moment between two periods: no new sample, so the
+    #: instances' load trends are not fed.
+    sampled: bool = True
 
     #: {periods: the trace rows of the last ``periods`` periods}
     _rows: dict = dataclasses.field(default_factory=dict)
@@ -230,7 +247,7 @@ class SnapshotInputs:
     def build(self, view: PeriodView, measured: set,
               config: model.PlannerConfig) -> list:
         """This period's instances, in name order; ``measured``: the hosts
-        whose instances' loads feed the trends."""
+        whose instances' loads feed the trends (none between periods)."""
         rows = view.rows(view.window)
         instances, position = self.instances, self.position
         new_rows = (self.rows is None or len(rows) != len(self.rows) or any(
@@ -273,8 +290,8 @@ class SnapshotInputs:
     def _update_trends(self, view, measured: set,
                        config: model.PlannerConfig) -> None:
         """Feed the loads of the instances on the ``measured`` hosts;
-        nothing while ``load_halflife`` is 0."""
-        if config.load_halflife <= 0:
+        nothing while ``load_halflife`` is 0, nor between periods."""
+        if config.load_halflife <= 0 or not view.sampled:
             return
         if self.trends is None:
             self.trends = metrics.LoadTrends(config.load_halflife,
@@ -338,7 +355,7 @@ class _Blocker:
         self.no_return = no_return
         self._finished = []
 
-    def finished(self, migration: cluster_mod.Migration) -> None:
+    def finished(self, migration: links.Migration) -> None:
         self._finished.append(migration)
 
     def state(self, inflight: dict, now: float) -> recent_moves.MigrationState:
@@ -405,6 +422,12 @@ class _Run:
                         for h in self.cluster.hosts}
         self.loads = []
         self.inputs = SnapshotInputs(self.cluster, settings.trend_max_age)
+        #: The migrations ended since the last period's start.
+        self._ended = []
+        #: Heap of the times the strategy asked to be woken.
+        self._wakes = []
+        #: The last period's view; moments between periods derive theirs.
+        self._view = None
 
     def _measure(self, period: int, now: float, ended: list) -> tuple:
         """Every host's CPU now (migrations during the period past on both
@@ -437,11 +460,14 @@ class _Run:
                 now, percent[h], cluster.memory_percent(h))
             for h in cluster.hosts}), frozenset(caused)
 
-    def _ended(self, period: int, migration: cluster_mod.Migration) -> None:
-        """A migration is over: its instance's recent arrival, its relief
-        check due."""
+    def _finished(self, migration: links.Migration) -> None:
+        """A migration is over: its copy time, its instance's arrival (from
+        the first period that samples it), its relief check due."""
+        self.card.copied(migration.copy_seconds)
         self.blocker.finished(migration)
-        self.arrivals.arrived(period, migration.vm, migration.destination)
+        self.arrivals.arrived(
+            math.ceil(migration.end / self.settings.interval),
+            migration.vm, migration.destination)
         promise = self._promises.pop(migration.vm, None)
         if promise is not None:
             due = migration.end + (self.settings.relief_check_periods
@@ -449,6 +475,7 @@ class _Run:
             heapq.heappush(self._reliefs, (
                 due, next(self._order), promise, migration.source,
                 migration.destination))
+        self._ended.append(migration)
 
     def _check_reliefs(self, now: float, percent: dict) -> None:
         """The moves due: their relief on this period's measurement."""
@@ -462,46 +489,94 @@ class _Run:
     def period(self, period: int) -> None:
         now = float(period * self.settings.interval)
         cluster = self.cluster
-        ended = cluster.finish_migrations(now)
-        for migration in ended:
-            self._ended(period, migration)
-        draining = {}
+        self.flow(now)
+        ended, self._ended = self._ended, []
         if self.maintenance:
             self.maintenance.advance(now, ended)
-            draining = self.maintenance.hosts
         if self.power:
-            self.power.advance(now)
-            draining = dict(self.power.entering)
+            self.power.advance(now, ended)
         statuses, caused = self._measure(period, now, ended)
         recent = self.blocker.state(cluster.inflight, now)
-        view = PeriodView(period, now, self.settings.interval, self.trace,
-                          cluster, self.history, statuses, recent.blocked,
-                          self.windows.window, recent.left, self.inputs,
-                          arrived=frozenset(m.vm for m in ended),
-                          drs_caused=caused, maintenance=draining,
-                          start=functools.partial(self.start, period),
-                          power=self.power)
+        view = self._view = PeriodView(
+            period, now, self.settings.interval, self.trace, cluster,
+            self.history, statuses, recent.blocked, self.windows.window,
+            recent.left, self.inputs, arrived=frozenset(m.vm for m in ended),
+            drs_caused=caused, maintenance=self._draining(),
+            start=functools.partial(self.start, period, at=now),
+            wake=self.wake, power=self.power)
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).
         gc.collect()
         moves, built, decided = self.strategy.plan(view)
         self.card.planned(built, decided)
+        self._apply(period, moves, now)
+
+    def flow(self, until: float) -> None:
+        """Run time on to ``until`` from event to event: migrations end
+        (and queued copies start), and the strategy reacts to each moment
+        and to the wakes it asked for."""
+        react = getattr(self.strategy, 'react', None)
+        wakes = self._wakes
+        while True:
+            at = min(self.cluster.next_end(),
+                     wakes[0] if wakes else math.inf)
+            if at > until:
+                return
+            for migration in self.cluster.finish_migrations(
+                    at, self.trace.steps[_step(self.trace, at)]):
+                self._finished(migration)
+            while wakes and wakes[0] <= at:
+                heapq.heappop(wakes)
+            if react is not None and self._view is not None:
+                moves, built, decided = react(self._moment(at))
+                self.card.planned_between(built, decided)
+                self._apply(self._view.period, moves, at)
+
+    def wake(self, at: float) -> None:
+        """Hand the strategy the view of ``at`` (``PeriodView.wake``)."""
+        heapq.heappush(self._wakes, at)
+
+    def _moment(self, at: float) -> PeriodView:
+        """The view at ``at``, between two periods: the last period's
+        measurements, the cluster, its migrations and drains as they are
+        now."""
+        period = self._view.period
+        recent = self.blocker.state(self.cluster.inflight, at)
+        return dataclasses.replace(
+            self._view, now=at, blocked=recent.blocked, left=recent.left,
+            arrived=frozenset(m.vm for m in self._ended),
+            maintenance=self._draining(),
+            start=functools.partial(self.start, period, at=at),
+            sampled=False)
+
+    def _draining(self) -> dict:
+        """{host being drained (maintenance, or entering standby): when it
+        entered}."""
+        if self.maintenance:
+            return self.maintenance.hosts
+        return self.power.entering if self.power else {}
+
+    def _apply(self, period: int, moves, at: float) -> None:
+        """Start a plan's moves at ``at``; then its power actions."""
         for move in moves:
             if isinstance(move, model.Move):
-                self.start(period, move.instance, move.destination, now,
+                self.start(period, move.instance, move.destination, at,
                            _promise(move))
             elif isinstance(move, power_plan.PowerAction):
-                self._power(move, now)
+                self._power(move, at)
             else:
-                self.start(period, *move, now)
+                self.start(period, *move, at=at)
 
     def _power(self, action, now: float) -> None:
-        """A power plan's action on its host (after the period's moves)."""
+        """A power plan's action on its host (after the period's moves); a
+        host entering standby is drained from this moment on."""
         if self.power is None:
             raise ValueError(f'{self.strategy.name} manages power: run it '
                              f'with a power model')
-        getattr(self.power, action.kind)(action.host, now)
+        if getattr(self.power, action.kind)(action.host, now) \
+                and action.kind == power_plan.STANDBY:
+            self.wake(now)
 
     def start(self, period: int, name: str, destination: str | None,
               at: float, promise=None):
@@ -514,12 +589,13 @@ class _Run:
         migration = self.cluster.start_migration(
             name, destination, at, self.trace.steps[_step(self.trace, at)])
         self.card.migrated(period, name, migration.source, destination,
-                           migration.memory_mb,
-                           migration.end - migration.start)
+                           migration.memory_mb)
         if promise is not None:
             self._promises[name] = promise
         if self.maintenance:
             self.maintenance.migrated(migration)
+        if self.power:
+            self.power.migrated(migration)
         return migration
 
 

@@ -17,6 +17,8 @@ host still draining when the run ends.
 import dataclasses
 import math
 
+from nova_drs_scheduler.rebalance import benefit
+
 
 @dataclasses.dataclass(frozen=True)
 class Schedule:
@@ -53,7 +55,8 @@ def rolling(start: float, work_time: float = 1800.0,
 
 @dataclasses.dataclass
 class Drain:
-    """One host's maintenance, as it went (times in seconds of the run)."""
+    """One host's drain (maintenance, or standby), as it went (times in
+    seconds of the run)."""
 
     host: str
     entered: float
@@ -61,7 +64,7 @@ class Drain:
     emptied: float | None = None
     work_started: float | None = None
     returned: float | None = None
-    #: Migrations off it started while it was in maintenance, and RAM.
+    #: Migrations off it started while it was draining, and RAM.
     migrations: int = 0
     moved_mb: int = 0
     #: Instances still on it (one migrating off it included) when the
@@ -74,6 +77,27 @@ class Drain:
     def drain_seconds(self) -> float | None:
         """From entering maintenance to empty; None if it never was."""
         return None if self.emptied is None else self.emptied - self.entered
+
+    def sent(self, migration) -> None:
+        """A migration off the host started."""
+        self.migrations += 1
+        self.moved_mb += migration.memory_mb
+
+    def departed(self, ended) -> None:
+        """Migrations ended: those off the host mark its last departure."""
+        for migration in ended:
+            if migration.source == self.host:
+                self.last_departure = max(self.last_departure or 0.0,
+                                          migration.end)
+
+    def check_empty(self, cluster) -> bool:
+        """Whether the host is empty (:func:`empty`); the first time it
+        is, it was emptied by its last departure (or at once)."""
+        emptied = empty(cluster, self.host)
+        if emptied and self.emptied is None:
+            self.emptied = (self.entered if self.last_departure is None
+                            else self.last_departure)
+        return emptied
 
 
 class Tracker:
@@ -101,12 +125,8 @@ class Tracker:
     def advance(self, now: float, ended) -> None:
         """Move the schedule on to ``now``; ``ended``: the migrations that
         completed since the last period."""
-        current = self.current
-        if current is not None:
-            for migration in ended:
-                if migration.source == current.host:
-                    current.last_departure = max(
-                        current.last_departure or 0.0, migration.end)
+        if self.current is not None:
+            self.current.departed(ended)
             self._progress(now)
         if self.current is None and self._queue and now >= self._next:
             host = self._queue.pop(0)
@@ -117,15 +137,11 @@ class Tracker:
 
     def _progress(self, now: float) -> None:
         current, schedule, cluster = self.current, self.schedule, self.cluster
-        on_host = cluster.instances_on(current.host)
-        emptied = empty(cluster, current.host)
-        if current.emptied is None and emptied:
-            current.emptied = (current.entered if current.last_departure
-                               is None else current.last_departure)
+        emptied = current.check_empty(cluster)
         if current.work_started is None and (
                 emptied or now - current.entered >= schedule.deadline):
             current.work_started = now
-            current.left_behind = len(on_host)
+            current.left_behind = len(cluster.instances_on(current.host))
         if (current.work_started is not None
                 and schedule.work_time is not None
                 and now >= current.work_started + schedule.work_time):
@@ -136,10 +152,9 @@ class Tracker:
 
     def migrated(self, migration) -> None:
         """A migration started: a drain's if it leaves the current host."""
-        current = self.current
-        if current is not None and migration.source == current.host:
-            current.migrations += 1
-            current.moved_mb += migration.memory_mb
+        if self.current is not None \
+                and migration.source == self.current.host:
+            self.current.sent(migration)
 
     def finish(self) -> list:
         """The drains, once the run is over; a drain still under way
@@ -167,18 +182,28 @@ def drain_minutes(seconds: list) -> tuple:
             round(max(seconds) / 60, 1))
 
 
-def summary(drains, overloaded_series, interval: int) -> dict:
-    """One run's maintenance figures: the drains (``drain_seconds`` per
-    emptied host), and the overloaded host-periods measured while a host
-    was draining (from entering to its work's start, or the run's end)."""
+def link_seconds(drain: Drain, bandwidth_mbps: float) -> float:
+    """The fastest the drain could have been: its RAM moved over one link
+    at full bandwidth, nothing re-dirtied."""
+    return drain.moved_mb * benefit.MBIT_PER_MIB / bandwidth_mbps
+
+
+def summary(drains, overloaded_series, interval: int,
+            bandwidth_mbps: float) -> dict:
+    """One run's maintenance figures: the drains (``drain_seconds`` and
+    ``link_seconds`` per emptied host), and the overloaded host-periods
+    measured while a host was draining (from entering to its work's start,
+    or the run's end)."""
     windows = [(d.entered, math.inf if d.work_started is None
                 else d.work_started) for d in drains]
+    emptied = [d for d in drains if d.drain_seconds is not None]
     return {
         'hosts_drained': len(drains),
-        'hosts_emptied': sum(1 for d in drains if d.emptied is not None),
+        'hosts_emptied': len(emptied),
         'hosts_returned': sum(1 for d in drains if d.returned is not None),
-        'drain_seconds': [round(d.drain_seconds, 1) for d in drains
-                          if d.drain_seconds is not None],
+        'drain_seconds': [round(d.drain_seconds, 1) for d in emptied],
+        'link_seconds': [round(link_seconds(d, bandwidth_mbps), 1)
+                         for d in emptied],
         'drain_migrations': sum(d.migrations for d in drains),
         'drain_gb': round(sum(d.moved_mb for d in drains) / 1024.0, 1),
         'left_behind': sum(d.left_behind for d in drains),

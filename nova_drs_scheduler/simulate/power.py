@@ -66,8 +66,9 @@ class Hosts:
     """Every host's power state on one cluster, and the run's energy.
 
     The engine calls :meth:`advance` at the start of every period, after
-    the migrations that ended have completed, and :meth:`account` once the
-    period's CPU is measured.  A host out of service (entering, standby,
+    the migrations that ended have completed, :meth:`account` once the
+    period's CPU is measured, and :meth:`migrated` for every migration it
+    starts.  A host out of service (entering, standby,
     waking) is in the cluster's ``disabled`` set, so that Nova's
     ComputeFilter (and so every strategy's move) leaves it out.
     """
@@ -77,8 +78,11 @@ class Hosts:
         self.cluster = cluster
         self.cpu_threshold = cpu_threshold
         self.state = dict.fromkeys(cluster.hosts, model.ON)
-        #: {host entering standby: when it entered}
-        self.entering = {}
+        #: One drain per standby decision (``maintenance.Drain``): from
+        #: the decision to the host empty, if it ever was.
+        self.drains = []
+        #: {host entering standby: its drain}
+        self._draining = {}
         #: {waking host: when its nova-compute reports up}
         self.ready_at = {}
         self.joules = 0.0
@@ -89,6 +93,11 @@ class Hosts:
         #: (kind, host, seconds into the run) of every transition asked.
         self.events = []
 
+    @property
+    def entering(self) -> dict:
+        """{host entering standby: when it entered}."""
+        return {host: d.entered for host, d in self._draining.items()}
+
     def off(self) -> frozenset:
         """The hosts that hold no instance and report no metrics."""
         return frozenset(h for h, s in self.state.items() if s in OFF)
@@ -98,7 +107,8 @@ class Hosts:
         if self.state[host] != model.ON:
             return False
         self.state[host] = model.ENTERING
-        self.entering[host] = now
+        self._draining[host] = maintenance.Drain(host, now)
+        self.drains.append(self._draining[host])
         self.cluster.disabled.add(host)
         self.events.append(('standby', host, now))
         return True
@@ -109,7 +119,7 @@ class Hosts:
         if self.state[host] != model.ENTERING:
             return False
         self.state[host] = model.ON
-        del self.entering[host]
+        del self._draining[host]
         self.cluster.disabled.discard(host)
         self.events.append(('cancel', host, now))
         return True
@@ -124,12 +134,21 @@ class Hosts:
         self.events.append(('wake', host, now))
         return True
 
-    def advance(self, now: float) -> None:
-        """Hosts entering standby that are empty power off; waking hosts
+    def migrated(self, migration) -> None:
+        """A migration started: a standby drain's if it leaves a host
+        entering standby."""
+        drain = self._draining.get(migration.source)
+        if drain is not None:
+            drain.sent(migration)
+
+    def advance(self, now: float, ended) -> None:
+        """Hosts entering standby that are empty power off (``ended``: the
+        migrations that completed since the last period); waking hosts
         whose boot is over are enabled."""
-        for host in sorted(self.entering):
-            if maintenance.empty(self.cluster, host):
-                del self.entering[host]
+        for host, drain in sorted(self._draining.items()):
+            drain.departed(ended)
+            if drain.check_empty(self.cluster):
+                del self._draining[host]
                 self.state[host] = model.STANDBY
         for host, ready in sorted(self.ready_at.items()):
             if now >= ready:
@@ -163,5 +182,8 @@ class Hosts:
             'standbys': sum(1 for e in self.events if e[0] == 'standby'),
             'wakes': sum(1 for e in self.events if e[0] == 'wake'),
             'cancels': sum(1 for e in self.events if e[0] == 'cancel'),
+            'standby_drain_seconds': [round(d.drain_seconds, 1)
+                                      for d in self.drains
+                                      if d.drain_seconds is not None],
         }
 

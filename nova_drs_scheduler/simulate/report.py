@@ -40,6 +40,7 @@ MAINTENANCE_COLUMNS = (
     ('hosts_emptied', 'emptied'),
     ('drain_minutes_mean', 'drain min mean'),
     ('drain_minutes_max', 'drain min max'),
+    ('link_minutes_mean', 'link-limit min mean'),
     ('drain_migrations', 'drain migrations'),
     ('drain_gb', 'drain GB'),
     ('overloaded_while_draining', 'overloaded while draining'),
@@ -53,6 +54,8 @@ POWER_COLUMNS = (
     ('host_hours_on', 'host-hours on'),
     ('short_periods', 'periods short of a host off or booting'),
     ('standbys', 'standbys'),
+    ('standby_drain_minutes_mean', 'standby drain min mean'),
+    ('standby_drain_minutes_max', 'standby drain min max'),
     ('wakes', 'wakes'),
 )
 
@@ -75,13 +78,19 @@ def rows(results, parameters: dict) -> list:
         if parameters.get('maintenance') is not None:
             figures = maintenance.summary(
                 result.drains, result.card.overloaded_series,
-                parameters['interval'])
+                parameters['interval'],
+                parameters['cluster']['bandwidth_mbps'])
             mean, longest = maintenance.drain_minutes(
                 figures.pop('drain_seconds'))
+            link, _ = maintenance.drain_minutes(figures.pop('link_seconds'))
             row.update(figures, drain_minutes_mean=mean,
-                       drain_minutes_max=longest)
+                       drain_minutes_max=longest, link_minutes_mean=link)
         if result.power is not None:
-            row.update(result.power)
+            figures = dict(result.power)
+            mean, longest = maintenance.drain_minutes(
+                figures.pop('standby_drain_seconds'))
+            row.update(figures, standby_drain_minutes_mean=mean,
+                       standby_drain_minutes_max=longest)
         table.append({key: row[key] for key, _ in columns(parameters)})
     return table
 

@@ -123,11 +123,16 @@ class Scorecard:
         self.input_seconds.append(built)
         self.plan_seconds.append(decided)
 
+    def planned_between(self, built: float, decided: float) -> None:
+        """Times spent planning at a moment between two periods: the
+        last period's."""
+        self.input_seconds[-1] += built
+        self.plan_seconds[-1] += decided
+
     def migrated(self, period: int, vm: str, source: str,
-                 destination: str, memory_mb: int,
-                 seconds: float = 0.0) -> None:
-        """A migration of ``seconds`` started; a return within the window
-        is a ping-pong."""
+                 destination: str, memory_mb: int) -> None:
+        """A migration started; a return within the window is a
+        ping-pong."""
         left = self._left.setdefault(vm, {})
         if (destination in left
                 and period - left[destination] <= self.ping_pong_periods):
@@ -135,6 +140,9 @@ class Scorecard:
         left[source] = period
         self.migrations += 1
         self.moved_mb += memory_mb
+
+    def copied(self, seconds: float) -> None:
+        """A migration's copy ran ``seconds`` (it has ended)."""
         self.migration_seconds += seconds
 
     def relieved(self, outcome: dict | None) -> None:

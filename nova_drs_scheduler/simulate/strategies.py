@@ -12,7 +12,10 @@ the decision itself
 (``planner.plan()``; Watcher's ``execute()`` less those queries).
 ``seed`` and ``balanced`` are the production planner with that
 ``[drs] policy``; everything else in their config comes from the same
-``[drs]`` options.  ``watcher_host_maintenance`` acts only on hosts in
+``[drs]`` options.  A strategy may also have ``react(view)``, with the same
+answer as ``plan``: the engine hands it the view of each moment between
+two periods when a migration ends, or when it asked to be woken
+(``PeriodView.wake``).  ``watcher_host_maintenance`` acts only on hosts in
 maintenance, so it is asked for by name, never among :data:`ALL`; so are
 the strategies that manage power (:data:`POWER`), which need a run with a
 power model: ``balanced+power`` (``balanced`` with power management
@@ -49,11 +52,16 @@ class NoMoves:
 
 
 class PlannerStrategy:
-    """The production planner with one policy."""
+    """The production planner with one policy, serving ``goals`` (all by
+    default; ``(model.DRAIN,)``: drains only, no balancing)."""
 
-    def __init__(self, config: model.PlannerConfig, policy: str):
-        self.name = policy
+    def __init__(self, config: model.PlannerConfig, policy: str,
+                 goals: tuple = planner.GOALS, label: str = ''):
+        self.name = label or policy
         self.config = dataclasses.replace(config, policy=policy)
+        self.goals = goals
+        #: Power management's level, as the snapshot shows it.
+        self.level = 'off'
         # Load the plugin now: the live service pays that once at start,
         # not in its first period's planning time.
         policies.get(policy)
@@ -62,17 +70,17 @@ class PlannerStrategy:
         """``(plan, input, decision)``: the planner's whole
         :class:`~model.Plan` (verdicts and notes too, for tools that
         explain a run) and the two CPU times."""
-        result, _, _, built, decided = self._decide(view)
+        result, _, _, built, decided = self._decide(view, self.goals)
         return result, built, decided
 
-    def _decide(self, view, level: str = 'off') -> tuple:
-        """``(plan, snapshot, candidates, input, decision)`` with power
-        management at ``level``."""
+    def _decide(self, view, goals: tuple) -> tuple:
+        """``(plan, snapshot, candidates, input, decision)`` for
+        ``goals``."""
         started = time.process_time()
-        snapshot = view.snapshot(self.config, level)
+        snapshot = view.snapshot(self.config, self.level)
         candidates = view.candidates()
         built = time.process_time()
-        result = planner.plan(snapshot, candidates)
+        result = planner.plan(snapshot, candidates, goals)
         decided = time.process_time()
         return (result, snapshot, candidates, built - started,
                 decided - built)
@@ -80,6 +88,16 @@ class PlannerStrategy:
     def plan(self, view) -> tuple:
         """The plan's moves themselves, so that their relief is checked."""
         result, built, decided = self.decide(view)
+        return list(result.moves), built, decided
+
+    def react(self, view) -> tuple:
+        """Between two periods, while a host drains: the drains alone,
+        planned at once, so that the next move off a draining host starts
+        as soon as its source can send (balancing waits for the next
+        period)."""
+        if not view.maintenance:
+            return [], 0.0, 0.0
+        result, _, _, built, decided = self._decide(view, (model.DRAIN,))
         return list(result.moves), built, decided
 
 
@@ -92,8 +110,7 @@ class PowerManaged(PlannerStrategy):
 
     def __init__(self, config: model.PlannerConfig,
                  power_config: power.PowerConfig, level: str = 'automatic'):
-        super().__init__(config, 'balanced')
-        self.name = POWER_MANAGED
+        super().__init__(config, 'balanced', label=POWER_MANAGED)
         self.power_config = power_config
         self.level = level
         #: The pools' demand forecasts and low counters, period to period.
@@ -104,7 +121,7 @@ class PowerManaged(PlannerStrategy):
     def plan(self, view) -> tuple:
         """The plan's moves, then the power plan's actions."""
         result, snapshot, candidates, built, decided = self._decide(
-            view, self.level)
+            view, self.goals)
         started = time.process_time()
         self.forecasts, self.counters = power.observe(
             snapshot, self.forecasts, self.counters, view.now,

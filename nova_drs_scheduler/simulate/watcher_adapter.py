@@ -5,7 +5,9 @@ cluster becomes Watcher's compute data model (as its Nova collector would
 build it: a migrating instance still sits on its source, ``active``), a
 fake datasource answers its metric queries from the simulated samples, the
 strategy class from python-watcher runs unchanged, and the migrations of its
-solution are returned for the engine to execute like any other move.
+solution are run by Watcher's applier (``watcher_applier``), two at a time
+in layers.  The audits run every period even while an action plan runs, as
+an audit with ``force`` set does (by default Watcher skips them).
 
 Timing, as for every strategy (see ``strategies``): the input (building
 the compute model, and answering the strategy's datasource queries from
@@ -25,6 +27,8 @@ import logging
 import math
 import random
 import time
+
+from nova_drs_scheduler.simulate import watcher_applier
 
 WATCHER_STRATEGIES = ('workload_balance', 'workload_stabilization')
 HOST_MAINTENANCE = 'host_maintenance'
@@ -255,13 +259,14 @@ class WatcherStrategy:
         self._class = StrategyClass(name, parameters)
         self.parameters = self._class.parameters
         self._model = ComputeModel()
+        self._applier = watcher_applier.Applier()
         # workload_stabilization's default host choice draws from the
         # global random module: seed it so runs are reproducible.
         self._seed = seed
 
     def plan(self, view) -> tuple:
-        """(moves as (instance, destination), input seconds, decision
-        seconds)."""
+        """One audit, its migrations handed to the applier: ``([], input
+        seconds, decision seconds)``."""
         strategy = self._class.new()
         started = time.process_time()
         datasource = Datasource(view)
@@ -271,11 +276,20 @@ class WatcherStrategy:
         built = time.process_time()
         solution = strategy.execute()
         decided = time.process_time()
-        moves = [(a['input_parameters']['resource_id'],
-                  a['input_parameters']['destination_node'])
-                 for a in solution.actions if a['action_type'] == 'migrate']
-        return (moves, built - started + datasource.seconds,
+        self._applier.add(
+            [(a['input_parameters']['resource_id'],
+              a['input_parameters']['source_node'],
+              a['input_parameters']['destination_node'])
+             for a in solution.actions if a['action_type'] == 'migrate'],
+            view.now)
+        self._applier.run(view)
+        return ([], built - started + datasource.seconds,
                 decided - built - datasource.seconds)
+
+    def react(self, view) -> tuple:
+        """Between periods: the applier's layers."""
+        self._applier.run(view)
+        return [], 0.0, 0.0
 
 
 def _struct(utils, value):

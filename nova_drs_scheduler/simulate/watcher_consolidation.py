@@ -8,7 +8,7 @@ an audit while the action plan of the last one is still running.
 
 Its solution, as Watcher's applier runs it (``weight`` planner): the
 compute-service changes first, then the migrations in layers of two
-(``watcher_maintenance.Applier``, to the destinations the strategy chose).
+(``watcher_applier.Applier``, to the destinations the strategy chose).
 
 - *Disable* (the hosts its plan empties): the host is taken out of service
   and, once empty, counts as powered off (``power.Hosts.standby``).
@@ -36,7 +36,7 @@ import time
 
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.simulate import watcher_adapter
-from nova_drs_scheduler.simulate import watcher_maintenance
+from nova_drs_scheduler.simulate import watcher_applier
 
 NAME = f'watcher_{watcher_adapter.CONSOLIDATION}'
 #: Seconds between two audits by default: the 5-minute interval of
@@ -56,7 +56,7 @@ class Consolidation:
         self.parameters = self._class.parameters
         self.audit_interval = audit_interval
         self._model = watcher_adapter.ComputeModel()
-        self._applier = watcher_maintenance.Applier()
+        self._applier = watcher_applier.Applier()
         self._next = 0.0
         #: Audits run, skipped while an action plan was running, and
         #: failed inside Watcher (with the first failure's message).
@@ -79,6 +79,11 @@ class Consolidation:
                 built, decided = self._audit(view)
         self._applier.run(view)
         return [], built, decided
+
+    def react(self, view) -> tuple:
+        """Between periods: the applier's layers."""
+        self._applier.run(view)
+        return [], 0.0, 0.0
 
     def _audit(self, view) -> tuple:
         """One audit: its service changes applied, its migrations queued;

@@ -16,7 +16,8 @@ def _run(row, seed=1, trace='t', **figures):
                host_hours_on=96.0, overloaded_host_periods=10,
                worst_overload_percent=90.0, unserved_core_minutes=0.0,
                migrations=5, gb_moved=10.0, ping_pongs=0, short_periods=0,
-               failed_migrations=0, standbys=0, wakes=0)
+               failed_migrations=0, standbys=0, wakes=0,
+               standby_drain_seconds=[])
     run.update(figures)
     return run
 
@@ -36,6 +37,20 @@ class BenchPowerTest(testtools.TestCase):
         self.assertEqual((19.75, 95.0, 20), (
             total['energy_kwh'], total['worst_overload_percent'],
             total['overloaded_host_periods']))
+
+    def test_standby_drains_pooled_and_listed(self):
+        runs = [_run('p', standby_drain_seconds=[60.0, 300.0]),
+                _run('p', seed=2, standby_drain_seconds=[120.0]),
+                _run('q')]
+        total = self.bench.totals(runs)
+        self.assertEqual((2.7, 5.0), (total['standby_drain_minutes_mean'],
+                                      total['standby_drain_minutes_max']))
+        self.assertEqual('- p: 1.0, 5.0\n- p: 2.0',
+                         self.bench.standby_drains(runs))
+        self.assertEqual((None, None), tuple(
+            self.bench.totals([_run('q')])[key]
+            for key in ('standby_drain_minutes_mean',
+                        'standby_drain_minutes_max')))
 
     def test_failed_names_each_check(self):
         ours = _run('x', energy_kwh=9.0, overloaded_host_periods=3,

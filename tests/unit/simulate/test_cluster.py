@@ -134,7 +134,7 @@ class PlacementTest(testtools.TestCase):
     def test_defaults_are_the_benchmarks(self):
         # As the CLI's defaults and its --flavors help say.
         self.assertEqual(
-            cluster.ClusterSpec(1, 32, 524288, 8.0, 1.0, 10000.0, 64.0,
+            cluster.ClusterSpec(1, 32, 524288, 8.0, 1.0, 10000.0, 64.0, 1,
                                 'spread', 0), cluster.ClusterSpec(hosts=1))
         # The planner's defaults: the migration it costs is the one run.
         planner = model.PlannerConfig()
@@ -151,8 +151,7 @@ class PlacementTest(testtools.TestCase):
 
     def test_records_are_immutable(self):
         placed = cluster.Cluster(_spec(), _vms(SMALL))
-        for record in (placed.spec, placed.vms['vm0'],
-                       placed.start_migration('vm0', 'host-1', 0.0, IDLE)):
+        for record in (placed.spec, placed.vms['vm0']):
             field = dataclasses.fields(record)[0].name
             self.assertRaises(dataclasses.FrozenInstanceError, setattr,
                               record, field, None)
@@ -192,35 +191,37 @@ class MigrationTest(testtools.TestCase):
             _vms(cluster.Flavor('one-gib', 1, 1024)))
 
     def test_duration_from_ram_and_bandwidth(self):
-        vm = self.cluster.vms['vm0']
-        self.assertAlmostEqual(1.0, self.cluster.duration(vm, 0.0))
+        migration = self.cluster.start_migration('vm0', 'host-1', 0.0, IDLE)
+        self.assertAlmostEqual(1.0, self.cluster.next_end())
+        self.assertEqual(0.0, migration.copying)
         # 2 GiB at the default 10 Gbit/s: 17179.869184 Mbit.
-        default = cluster.Cluster(cluster.ClusterSpec(hosts=1),
+        default = cluster.Cluster(cluster.ClusterSpec(hosts=2),
                                   _vms(cluster.DEFAULT_FLAVORS[0]))
-        self.assertAlmostEqual(1.717986918,
-                               default.duration(default.vms['vm0'], 0.0))
+        default.start_migration('vm0', 'host-1', 0.0, IDLE)
+        self.assertAlmostEqual(1.717986918, default.next_end())
 
     def test_dirty_pages_lengthen_a_busy_instances_copy(self):
         # 1 GiB copies in 1 s; a busy core dirties 256 MiB/s, a quarter of
         # the bandwidth: each round lasts a quarter of the one before,
-        # 1 + 1/4 + 1/16 + ... (31 rounds) = 4/3 s.
+        # 1 + 1/4 + 1/16 + ... (31 rounds) = 4/3 s.  The load when the
+        # copy starts (50 % of 2 vCPUs: one core) sets it.
         busy = cluster.Cluster(
             _spec(bandwidth_mbps=8 * 1024 * 1.048576,
                   dirty_mib_per_core=256.0),
             _vms(cluster.Flavor('one-gib', 2, 1024)))
-        vm = busy.vms['vm0']
-        self.assertAlmostEqual(1.0, busy.duration(vm, 0.0))
-        self.assertAlmostEqual(4.0 / 3.0, busy.duration(vm, 1.0))
-        # Two busy cores dirty half the bandwidth: 2 s.
-        self.assertAlmostEqual(2.0, busy.duration(vm, 2.0))
-        # The load at the start (50 % of 2 vCPUs: one core) sets it.
         migration = busy.start_migration('vm0', 'host-1', 10.0, (50.0,))
-        self.assertAlmostEqual(10.0 + 4.0 / 3.0, migration.end)
+        self.assertAlmostEqual(10.0 + 4.0 / 3.0, busy.next_end())
+        busy.finish_migrations(20.0, (50.0,))
+        self.assertAlmostEqual(4.0 / 3.0, migration.copy_seconds)
+        # Two busy cores dirty half the bandwidth: 2 s.
+        busy.start_migration('vm0', 'host-0', 20.0, (100.0,))
+        self.assertAlmostEqual(22.0, busy.next_end())
 
     def test_destination_claimed_at_start_source_released_at_end(self):
         step = (50.0,)
         migration = self.cluster.start_migration('vm0', 'host-1', 10.0, IDLE)
-        self.assertEqual(('host-0', 11.0), (migration.source, migration.end))
+        self.assertEqual(('host-0', 10.0, None),
+                         (migration.source, migration.copying, migration.end))
         self.assertEqual(1, self.cluster.used_vcpus['host-0'])
         self.assertEqual(1, self.cluster.used_vcpus['host-1'])
         self.assertEqual({'host-0': 1, 'host-1': 1},
@@ -234,8 +235,10 @@ class MigrationTest(testtools.TestCase):
                          self.cluster.host_cores(step, 10.0, 10.5))
         self.assertEqual({'host-0': 0.5, 'host-1': 0.25},
                          self.cluster.host_cores(step, 9.5, 10.5))
-        self.assertEqual([], self.cluster.finish_migrations(10.5))
-        self.assertEqual([migration], self.cluster.finish_migrations(11.0))
+        self.assertEqual([], self.cluster.finish_migrations(10.5, IDLE))
+        self.assertEqual([migration],
+                         self.cluster.finish_migrations(11.0, IDLE))
+        self.assertEqual(11.0, migration.end)
         self.assertEqual({'host-0': 0.0, 'host-1': 0.5},
                          self.cluster.host_cores(step))
         # Over: on the destination, and on the source for the time the
@@ -249,6 +252,25 @@ class MigrationTest(testtools.TestCase):
         self.assertEqual(0, self.cluster.used_vcpus['host-0'])
         self.assertEqual({}, self.cluster.inflight)
 
+    def test_a_queued_migration_holds_its_destination_and_copies_later(self):
+        # Nova's default: one outgoing copy per source; host-0 sends vm0
+        # and vm3 (1 GiB each), the second waits for the first.
+        placed = cluster.Cluster(
+            _spec(hosts=3, bandwidth_mbps=8 * 1024 * 1.048576),
+            _vms(SMALL, SMALL, SMALL, SMALL))
+        first = placed.start_migration('vm0', 'host-1', 0.0, IDLE)
+        queued = placed.start_migration('vm3', 'host-2', 0.0, IDLE)
+        self.assertEqual((None, 2), (queued.copying,
+                                     placed.used_vcpus['host-2']))
+        self.assertEqual({'host-0': 2, 'host-1': 1, 'host-2': 1},
+                         placed.inflight_by_host())
+        # Queued, it loads no destination: host-2 carries its own vm2.
+        self.assertEqual(0.5, placed.host_cores((50.0,) * 4, 0.0,
+                                                0.5)['host-2'])
+        self.assertEqual([first], placed.finish_migrations(1.5, IDLE))
+        self.assertEqual((1.0, 2.0), (queued.copying, placed.next_end()))
+        self.assertEqual([queued], placed.finish_migrations(2.0, IDLE))
+
     def test_two_moves_into_one_host(self):
         placed = cluster.Cluster(
             _spec(hosts=3), _vms(SMALL, cluster.Flavor('two', 2, 1536)))
@@ -258,8 +280,9 @@ class MigrationTest(testtools.TestCase):
                          placed.inflight_by_host())
         # 1024 + 1536 MB of 8192.
         self.assertEqual(31.25, placed.memory_percent('host-2'))
-        # Both copies (under 2 s each) are over long before.
-        self.assertEqual(2, len(placed.finish_migrations(60.0)))
+        # Both copies (under 4 s each on the shared link) are over long
+        # before.
+        self.assertEqual(2, len(placed.finish_migrations(60.0, IDLE)))
         self.assertEqual({'host-0': 0.0, 'host-1': 0.0, 'host-2': 1.5},
                          placed.host_cores((30.0, 60.0)))   # 0.3 + 2 * 0.6
         self.assertEqual(3, placed.used_vcpus['host-2'])
@@ -325,7 +348,7 @@ class MaintenanceTest(testtools.TestCase):
         self.placed.start_migration('vm0', 'host-1', 0.0, IDLE)
         self.assertEqual(['vm0', 'vm3'], self.placed.instances_on('host-0'))
         self.assertEqual({'vm0', 'vm3'}, self.placed.residents['host-0'])
-        self.placed.finish_migrations(60.0)
+        self.placed.finish_migrations(60.0, IDLE)
         self.assertEqual({'host-0': {'vm3'}, 'host-1': {'vm0', 'vm1'},
                           'host-2': {'vm2'}}, self.placed.residents)
         self.assertEqual(('host-00', 'host-10'),

@@ -286,6 +286,16 @@ class PlannerTest(testtools.TestCase):
             self.assertEqual(1, card.migrations, policy)
             self.assertEqual(0, sum(card.failed.values()), policy)
 
+    def test_drains_only_leaves_the_overload(self):
+        drains = strategies.PlannerStrategy(CONFIG, 'balanced',
+                                            goals=(model.DRAIN,),
+                                            label='drains only')
+        card = engine.run(self.trace, self.vms, self.spec, drains,
+                          _settings()).card
+        self.assertEqual(('drains only', [1] * 8, 0),
+                         (drains.name, card.overloaded_series,
+                          card.migrations))
+
 
 class SnapshotInputsTest(testtools.TestCase):
     """Instances kept between periods read as if built anew."""
@@ -464,7 +474,8 @@ class SettingsTest(testtools.TestCase):
         inputs = engine.SnapshotInputs(cluster.Cluster(
             cluster.ClusterSpec(hosts=1), []))
         view = types.SimpleNamespace(
-            now=0.0, cluster=types.SimpleNamespace(residents={}))
+            now=0.0, cluster=types.SimpleNamespace(residents={}),
+            sampled=True)
         inputs._update_trends(view, set(), CONFIG)
         self.assertEqual(3 * CONFIG.load_halflife, inputs.trends.max_age)
         self.assertRaises(dataclasses.FrozenInstanceError, setattr,

@@ -69,9 +69,11 @@ class MaintenanceLoopTest(testtools.TestCase):
         result = self._run(strategy, maintenance.Schedule(
             ('host-0',), 60.0, work_time=120.0))
         drain, = result.drains
-        # Two instances, both planned at 60 s (two at once off a draining
-        # host), each to its own destination; 1 s copies.
-        self.assertEqual((60.0, 61.0, 1.0, 120.0, 240.0, 2, 2048, 0),
+        # Two 1 GiB instances, one after the other (Nova's one migration
+        # at once off a host): vm0 planned at 60 s copies in 1 s over the
+        # 1 GiB/s link; its end asks the planner again, and vm3 leaves at
+        # 61 s, empty at 62 s.  The work starts at the next period.
+        self.assertEqual((60.0, 62.0, 2.0, 120.0, 240.0, 2, 2048, 0),
                          (drain.entered, drain.emptied, drain.drain_seconds,
                           drain.work_started, drain.returned,
                           drain.migrations, drain.moved_mb,
@@ -141,19 +143,58 @@ class MaintenanceLoopTest(testtools.TestCase):
         result = self._run(strategy, maintenance.drain('host-1', 60.0))
         self.assertEqual({'no valid host': 1}, dict(result.card.failed))
 
-    def test_a_strategy_starts_moves_inside_the_period(self):
+    def test_drains_flow_between_periods(self):
+        strategy = Logged(CONFIG)
+        self._run(strategy, maintenance.drain('host-0', 60.0))
+        # The period at 60 s starts vm0's drain; its end (61 s) is a
+        # moment between periods, with no new sample, where the planner
+        # plans the drains alone and vm3 leaves at once; at 62 s the
+        # host is empty.
+        self.assertEqual(
+            [(0.0, True, []), (60.0, True, [('vm0', model.DRAIN)]),
+             (61.0, False, [('vm3', model.DRAIN)]), (62.0, False, []),
+             (120.0, True, [])], strategy.log[:5])
+
+    def test_a_strategy_woken_between_periods_starts_moves(self):
         started = []
+
+        class Waking(scripted.Looking):
+            def react(self, view):
+                # Woken at 90 s; then handed the end of its move (91 s).
+                if not started:
+                    started.append(view.start('vm0', 'host-1'))
+                    started.append(view.start('vm0', 'host-2'))
+                return [], 0.0, 0.0
 
         def look(view):
             if view.period == 1:
-                started.append(view.start('vm0', 'host-1', view.now + 30.0))
-                started.append(view.start('vm0', 'host-2', view.now + 40.0))
+                view.wake(view.now + 30.0)
 
-        result = self._run(scripted.Looking(look), None)
+        result = self._run(Waking(look), None)
         first, refused = started
-        self.assertEqual((90.0, 91.0, 'host-1'),
-                         (first.start, first.end, first.destination))
+        self.assertEqual((90.0, 90.0, 91.0, 'host-1'),
+                         (first.start, first.copying, first.end,
+                          first.destination))
         self.assertIsNone(refused)
         self.assertEqual({'already migrating': 1}, dict(result.card.failed))
         self.assertEqual(1, result.card.migrations)
 
+
+class Logged(strategies.PlannerStrategy):
+    """``balanced``, logging each plan: (when, sampled, moves)."""
+
+    def __init__(self, config):
+        super().__init__(config, 'balanced')
+        self.log = []
+
+    def _logged(self, view, answer):
+        moves = answer[0]
+        self.log.append((view.now, view.sampled,
+                         [(m.instance, m.goal) for m in moves]))
+        return answer
+
+    def plan(self, view):
+        return self._logged(view, super().plan(view))
+
+    def react(self, view):
+        return self._logged(view, super().react(view))

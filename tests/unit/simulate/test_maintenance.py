@@ -67,10 +67,10 @@ class TrackerTest(testtools.TestCase):
         self._moved(placed, tracker, 'vm0', 'host-1', 0.0)
         # A move that is not off the host in maintenance is not its drain's.
         self._moved(placed, tracker, 'vm1', 'host-2', 0.0)
-        tracker.advance(60.0, placed.finish_migrations(60.0))
+        tracker.advance(60.0, placed.finish_migrations(60.0, IDLE))
         self.assertIsNone(tracker.current.emptied)
         last = self._moved(placed, tracker, 'vm3', 'host-2', 60.0)
-        tracker.advance(120.0, placed.finish_migrations(120.0))
+        tracker.advance(120.0, placed.finish_migrations(120.0, IDLE))
         drain = tracker.current
         self.assertEqual((last.end, 61.0, 120.0, 2, 2048, 0),
                          (drain.emptied, drain.drain_seconds,
@@ -106,7 +106,7 @@ class TrackerTest(testtools.TestCase):
                                             first.left_behind, first.emptied))
         # Its drain goes on during the work.
         self._moved(placed, tracker, 'vm0', 'host-2', 120.0)
-        tracker.advance(180.0, placed.finish_migrations(180.0))
+        tracker.advance(180.0, placed.finish_migrations(180.0, IDLE))
         self.assertEqual((121.0, 180.0), (first.emptied, first.returned))
         self.assertEqual({'host-1': 180.0}, tracker.hosts)
 
@@ -117,7 +117,7 @@ class TrackerTest(testtools.TestCase):
                                       placed)
         tracker.advance(0.0, [])
         self.assertIsNone(tracker.current.work_started)
-        tracker.advance(60.0, placed.finish_migrations(60.0))
+        tracker.advance(60.0, placed.finish_migrations(60.0, IDLE))
         self.assertIsNone(tracker.current.emptied)
         self.assertEqual(['vm0'], placed.instances_on('host-2'))
 
@@ -150,6 +150,7 @@ class SummaryTest(testtools.TestCase):
         series = [1, 2, 4, 8, 16]
         self.assertEqual(
             {'hosts_drained': 2, 'hosts_emptied': 1, 'hosts_returned': 1,
-             'drain_seconds': [30.0], 'drain_migrations': 3, 'drain_gb': 4.0,
+             'drain_seconds': [30.0], 'link_seconds': [3.0],
+             'drain_migrations': 3, 'drain_gb': 4.0,
              'left_behind': 4, 'overloaded_while_draining': 26},
-            maintenance.summary(drains, series, 60))
+            maintenance.summary(drains, series, 60, 8 * 1024 * 1.048576))

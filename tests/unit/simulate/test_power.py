@@ -75,33 +75,39 @@ class HostsTest(testtools.TestCase):
         self.assertEqual((model.ENTERING, {'host-1': 60.0}, {'host-1'}),
                          (self.hosts.state['host-1'], self.hosts.entering,
                           self.placed.disabled))
-        self.hosts.advance(120.0)
+        self.hosts.advance(120.0, [])
         # vm1 is still on it.
         self.assertEqual(model.ENTERING, self.hosts.state['host-1'])
-        self.placed.start_migration('vm1', 'host-2', 120.0, IDLE)
-        self.placed.finish_migrations(180.0)
-        self.hosts.advance(180.0)
+        self.hosts.migrated(
+            self.placed.start_migration('vm1', 'host-2', 120.0, IDLE))
+        self.hosts.advance(180.0, self.placed.finish_migrations(180.0, IDLE))
         self.assertEqual((model.STANDBY, {}, frozenset({'host-1'})),
                          (self.hosts.state['host-1'], self.hosts.entering,
                           self.hosts.off()))
         self.assertEqual({'host-1'}, self.placed.disabled)
+        # Decided at 60 s, empty when vm1's 1 s copy ended at 121 s.
+        drain, = self.hosts.drains
+        self.assertEqual((61.0, 1, 1024), (drain.drain_seconds,
+                                           drain.migrations, drain.moved_mb))
+        self.assertEqual([61.0],
+                         self.hosts.summary()['standby_drain_seconds'])
 
     def test_a_move_on_its_way_keeps_the_host_on(self):
         self.placed.start_migration('vm0', 'host-1', 0.0, IDLE)
         self.placed.start_migration('vm1', 'host-2', 0.0, IDLE)
         self.hosts.standby('host-1', 0.5)
-        self.placed.finish_migrations(0.9)
-        self.hosts.advance(0.9)
+        self.placed.finish_migrations(0.9, IDLE)
+        self.hosts.advance(0.9, [])
         self.assertEqual(model.ENTERING, self.hosts.state['host-1'])
 
     def test_wake_serves_after_the_boot(self):
         self.hosts.state['host-2'] = model.STANDBY
         self.placed.disabled.add('host-2')
         self.assertTrue(self.hosts.wake('host-2', 600.0))
-        self.hosts.advance(660.0)
+        self.hosts.advance(660.0, [])
         self.assertEqual((model.WAKING, {'host-2'}),
                          (self.hosts.state['host-2'], self.placed.disabled))
-        self.hosts.advance(720.0)
+        self.hosts.advance(720.0, [])
         self.assertEqual((model.ON, set(), {}),
                          (self.hosts.state['host-2'], self.placed.disabled,
                           self.hosts.ready_at))
@@ -208,29 +214,33 @@ class PowerLoopTest(testtools.TestCase):
                     host.schedulable, host.cpu_percent)
 
         class Drained(scripted.Looking):
+            planner = strategies.PlannerStrategy(CONFIG, 'balanced')
+
             def plan(self, view):
                 moves, _, _ = super().plan(view)
-                planned = strategies.PlannerStrategy(CONFIG, 'balanced')
-                return (moves + planned.plan(view)[0]), 0.0, 0.0
+                return (moves + self.planner.plan(view)[0]), 0.0, 0.0
+
+            def react(self, view):
+                return self.planner.react(view)
 
         standby = power_plan.PowerAction(power_plan.STANDBY, 'host-2', None,
                                          'test')
         strategy = Drained(look, {1: [standby]})
         result = self._run(strategy)
-        # Period 1 plans the standby after its moves; period 2 sees the
-        # host entering and drains it; from period 3 it is off, its last
-        # sample (period 2) stale after the window's 60 s.
+        # Period 1 plans the standby after its moves, and the drain starts
+        # then: vm2 (1 GiB over 1 GiB/s) from 60 s to 61 s, then vm5 from
+        # 61 s to 62 s.  Period 2 finds the host empty and powers it off;
+        # its last sample (period 1) goes stale after the window's 60 s.
         self.assertEqual((model.ON, 'automatic', False, True, 20.0),
                          strategy.seen[1])
-        self.assertEqual((model.ENTERING, 'automatic', True, False),
-                         strategy.seen[2][:4])
         self.assertEqual((model.STANDBY, 'automatic', False, False, 20.0),
-                         strategy.seen[3])
+                         strategy.seen[2])
         self.assertEqual((model.STANDBY, 'automatic', False, False, None),
-                         strategy.seen[4])
+                         strategy.seen[3])
         self.assertEqual(2, result.card.migrations)
-        self.assertEqual(1, result.power['standbys'])
-        # Two hosts at 30 % and one in standby from 3 minutes on.
+        self.assertEqual((1, [2.0]), (result.power['standbys'],
+                                      result.power['standby_drain_seconds']))
+        # Two hosts at 30 % and one in standby from 2 minutes on.
         self.assertLess(result.power['energy_kwh'], 0.21)
 
     def test_moves_to_a_host_off_are_refused(self):

@@ -109,8 +109,11 @@ class ScorecardTest(testtools.TestCase):
 
     def test_instance_minutes_in_migration(self):
         card = _card()
-        card.migrated(0, 'vm', 'a', 'b', 1024, 30.0)
-        card.migrated(3, 'other', 'a', 'c', 2048, 96.0)
+        card.migrated(0, 'vm', 'a', 'b', 1024)
+        card.migrated(3, 'other', 'a', 'c', 2048)
+        # Counted as each copy ends.
+        card.copied(30.0)
+        card.copied(96.0)
         summary = card.summary()
         self.assertEqual(2.1, summary['instance_minutes_in_migration'])
         self.assertEqual(2, summary['migrations'])

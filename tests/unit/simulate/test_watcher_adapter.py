@@ -61,6 +61,22 @@ class WatcherTest(testtools.TestCase):
         self.assertEqual(1, card.migrations)
         self.assertEqual(4, len(card.plan_seconds))
 
+    def test_its_plan_runs_through_watchers_applier(self):
+        strategy = strategies.build('watcher_workload_balance', CONFIG, 1,
+                                    {'workload_balance': {'threshold': 80.0}})
+        added = []
+        real = strategy._applier.add
+        strategy._applier.add = lambda actions, at: added.append(
+            (at, list(actions))) or real(actions, at)
+        card = engine.run(self.trace, self.vms, self.spec, strategy,
+                          self.settings).card
+        # One audit a period; the first moves one instance off host-0,
+        # started by the applier (the engine is handed no move).
+        (at, [(vm, source, destination)]), = [a for a in added if a[1]]
+        self.assertEqual((0.0, 'host-0', 1), (at, source, card.migrations))
+        self.assertIn(vm, ('vm0', 'vm3'))
+        self.assertIn(destination, ('host-1', 'host-2'))
+
     def test_workload_balance_default_threshold_finds_no_target(self):
         # 25 %: the two idle hosts are at 5 %, but after the move 50 %.
         card = self._run('workload_balance', {})
