@@ -187,6 +187,17 @@ class MetricsWindows:
                 host, state, samples[host], now, cpu_thr, ram_thr)
         return statuses
 
+    def restart(self, hosts) -> None:
+        """Forget ``hosts``' windows, counters and trends.
+
+        For hosts being drained: they are not judged, and the fall of
+        their load as they empty is no history for when they are back (a
+        deviation learnt from it would keep a host just back from
+        maintenance from taking the next host's instances).
+        """
+        for host in hosts:
+            self._hosts.pop(host, None)
+
     def export(self) -> dict:
         """The windows and counters as plain JSON-able data.
 

@@ -507,6 +507,7 @@ class Rebalancer:
         # say, and its window restarts when it is back.
         samples = self.source.host_samples_of(context, {
             name: rows for name, rows in cloud.hosts.items() if rows.up})
+        windows.restart(draining)
         statuses = windows.update(
             time.time(), samples,
             {name: (s.cpu_threshold, s.ram_threshold)

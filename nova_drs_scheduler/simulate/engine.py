@@ -455,6 +455,8 @@ class _Run:
         self.loads.append(statistics.fmean(serving.values()))
         for host, value in percent.items():
             self.history[host].append(value)
+        # As the live service does: a host being drained starts afresh.
+        self.windows.restart(self._draining())
         return self.windows.update(now, {
             h: None if h in off else metrics.HostSample(
                 now, percent[h], cluster.memory_percent(h))

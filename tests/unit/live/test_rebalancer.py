@@ -436,6 +436,8 @@ class SnapshotTest(PeriodTestCase):
         self.windows.update.assert_called_once_with(
             1234.0, self.period.source.host_samples_of.return_value,
             {'h1': (80, 90.0), 'h2': (70, 90.0), 'h3': (70, 90.0)})
+        # Hosts being drained start afresh (none here).
+        self.windows.restart.assert_called_once_with(frozenset())
         self.read_instances.assert_called_once_with(
             mock.sentinel.context, self.cloud, {'h1'}, {'i9'})
         self.period.source.instance_loads_within.assert_called_once_with(

@@ -417,3 +417,26 @@ class LoadTrendsTest(testtools.TestCase):
         trends = metrics.LoadTrends(0, max_age=0)
         trends.update(0, {'i1': 1.0})
         self.assertEqual({}, dict(trends))
+
+
+class RestartTest(testtools.TestCase):
+    """A host being drained starts afresh: no counter, window or trend."""
+
+    def test_restart_forgets_the_hosts_named_only(self):
+        windows = metrics.MetricsWindows(window=3, stabilization=1,
+                                         max_age=600, cpu_threshold=80,
+                                         ram_threshold=90, halflife=600)
+        for now, load in ((0, 90.0), (60, 10.0), (120, 90.0)):
+            statuses = windows.update(now, {
+                name: metrics.HostSample(now, load, None)
+                for name in ('a', 'b')})
+        self.assertGreater(statuses['a'].cpu_deviation, 0)
+        windows.restart({'a', 'gone'})
+        statuses = windows.update(180, {
+            name: metrics.HostSample(180, 5.0, None) for name in ('a', 'b')})
+        self.assertEqual((5.0, 0, (5.0,), 5.0),
+                         (statuses['a'].cpu_percent, statuses['a'].counter,
+                          statuses['a'].window, statuses['a'].cpu_expected))
+        self.assertFalse(statuses['a'].cpu_deviation)
+        self.assertEqual((90.0, 10.0, 90.0, 5.0)[1:],
+                         statuses['b'].window)
