@@ -217,11 +217,23 @@ class ExecutorTest(CellTest):
                          (outcome['status'], outcome['destination']))
 
     def test_other_start_failures_are_failures(self):
+        log = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
         self.refusal = exception.MigrationPreCheckError(reason='no')
         self.written = False
         outcome = self.executor.start('r1', self.move, self.cell)
         self.assertEqual('failed', outcome['status'])
         self.assertNotIn('destination', outcome)
+        self.assertIn('from h1 to h2 failed to start: ', log.output)
+        self.assertNotIn('refused', log.output)
+
+    def test_a_refusal_is_logged_as_one(self):
+        log = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        self.refusal = exception.NoValidHost(reason='h2 is full')
+        self.written = False
+        self.executor.start('r1', self.move, self.cell)
+        self.assertIn('from h1 to h2 refused by Nova\'s scheduler at start '
+                      '(the instance is not quarantined; another host is '
+                      'tried): No valid host', log.output)
 
     def test_failure_after_nova_wrote_its_record_names_the_record(self):
         self.refusal = exception.MigrationPreCheckError(reason='no')

@@ -327,6 +327,18 @@ class PlanTest(PeriodTestCase):
         self.assertEqual(planner.GOALS, goals)
         return snapshot
 
+    def test_a_drain_flow_reads_no_more_and_approves_nothing(self):
+        rec = {}
+        self.period._plan(mock.sentinel.context, mock.sentinel.config, rec,
+                          mock.sentinel.windows, True, set(), {},
+                          goals=(model.DRAIN,))
+        self.assertFalse(
+            self.period._snapshot.call_args.kwargs['all_instances'])
+        self.patched['revalidate'].assert_not_called()
+        self.patched['approved'].assert_not_called()
+        self.assertEqual((model.DRAIN,),
+                         self.patched['plan'].call_args.args[2])
+
     def test_acting_starts_approved_recommendations(self):
         rec, result = self.plan(acting=True)
         self.period._snapshot.assert_called_once_with(
@@ -596,11 +608,21 @@ class FlowTest(PeriodTestCase):
         self.assertEqual(1, len(self.seen))
 
     def test_a_host_entering_standby_drains_too(self):
+        self.period._report_drains = mock.Mock()
         self.store.maintenance_hosts.return_value = {}
         self.store.power_hosts.return_value = {
             'h2': {'state': model.ENTERING}}
         self.assertIsNotNone(self.period.flow(None))
         self.assertEqual([(True, set(), (model.DRAIN,))], self.seen)
+        # Only maintenance is reported there; standby follows its own.
+        self.period._report_drains.assert_not_called()
+
+    def test_drains_in_maintenance_are_reported(self):
+        self.period._report_drains = mock.Mock()
+        rec = self.period.flow(None)
+        self.period._report_drains.assert_called_once_with(
+            rec, mock.ANY, self.cloud, {'h1': {}})
+        self.assertEqual('started', rec['moves'][0]['outcome']['status'])
 
     def test_nothing_without_an_ended_move_a_drain_or_the_lead(self):
         self.period.executor.poll.return_value = []
