@@ -288,8 +288,8 @@ class Rebalancer:
         its migrations, not of the period.
 
         Returns the step's decision record (``trigger`` ``drain-flow``;
-        stored only when it moves something), or None when nothing was to
-        be planned.  Only the scheduler that led
+        stored when it moves something or reports a host in maintenance),
+        or None when nothing was to be planned.  Only the scheduler that led
         the last period acts, after checking it still leads; the windows
         are read, not advanced, and nothing but the drains is planned.
         """
@@ -320,7 +320,9 @@ class Rebalancer:
                 for move in period.plan.moves:
                     record.set_outcome(rec, move.instance,
                                        {'status': 'starting'})
-                if period.plan.moves:  # Else no record: history stays lean.
+                # Stored when it moves or reports a drain (whose report
+                # names it); else history stays lean.
+                if period.plan.moves or maintenance:
                     self._start(rec, period.plan, period.cloud,
                                 [(move, {}) for move in period.plan.moves])
                 if maintenance:

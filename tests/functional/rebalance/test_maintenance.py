@@ -448,6 +448,11 @@ class FlowTest(MaintenanceTestBase):
             self.assertNotEqual('host1', self._host_of(uuid))
             self.assertAllocatedOn(uuid, self._host_of(uuid))
         self.assertEqual('drained', self.status('host1')['host1']['state'])
+        # The drain's last report names a stored record (the step that
+        # found the host empty).
+        [row] = self.rebalancer.store.maintenance('host1')
+        self.assertIsNotNone(self.rebalancer.store.get(
+            row['progress']['record']))
         # Nothing left to move: nothing is planned until a move ends.
         self.assertIsNone(self.rebalancer.flow(self.admin_context()))
         # Each step is stored with its moves, as a period's record.

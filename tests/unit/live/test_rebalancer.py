@@ -639,10 +639,21 @@ class FlowTest(PeriodTestCase):
         self.assertEqual([], self.seen)
         self.period.executor.start.assert_not_called()
 
-    def test_a_step_with_nothing_to_move_stores_nothing(self):
+    def test_a_step_with_nothing_to_move_stores_only_a_drain_report(self):
         self.planned = []
+        self.period._report_drains = mock.Mock()
+        # Its report names the record: stored.
         rec = self.period.flow(None)
         self.assertEqual([], rec['moves'])
+        self.store.add.assert_called_once_with(rec)
+        # Standby alone: nothing reported, nothing stored.
+        self.store.add.reset_mock()
+        self.store.maintenance_hosts.return_value = {}
+        self.store.power_hosts.return_value = {
+            'h2': {'state': model.ENTERING}}
+        self.period.executor.poll.return_value = [
+            ('r1', 'i1', {'status': 'completed'})]
+        self.assertEqual([], self.period.flow(None)['moves'])
         self.store.add.assert_not_called()
 
     def test_unreadable_data_skips_the_step(self):
