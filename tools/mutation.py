@@ -76,6 +76,8 @@ MODULES = {
                              _REBALANCE + 'test_leveling'],
     'rebalance/planner.py': _PLANNER_TESTS,
     'rebalance/capacity.py': [_REBALANCE + 'test_capacity'],
+    'rebalance/drain_plan.py': [_REBALANCE + 'test_drain_plan'],
+    'rebalance/drain_time.py': [_REBALANCE + 'test_drain_time'],
     'rebalance/policies/__init__.py': _PLANNER_TESTS,
     'rebalance/policies/base.py': _PLANNER_TESTS,
     'rebalance/policies/balanced.py': _PLANNER_TESTS,
