@@ -1,6 +1,8 @@
 """Draining hosts planned before any enters maintenance: each alone, what
 blocks, what goes over, and the largest set found to drain at once."""
 
+import dataclasses
+
 import testtools
 
 from nova_drs_scheduler.rebalance import drain_plan
@@ -267,3 +269,40 @@ class AtOnceTest(testtools.TestCase):
         self.assertEqual(['empty', 'w', 'z', 'y', 'x'],
                          drain_plan.smallest_first(
                              instances, ['x', 'y', 'z', 'w', 'empty']))
+
+
+class LimitsAndShapeTest(testtools.TestCase):
+
+    def test_a_host_that_cannot_drain_alone_leaves_the_next_in(self):
+        # 'a' (the smallest) blocks alone; 'b' still joins the set.
+        hosts = [h.host('a', 30.0, draining=True),
+                 h.host('b', 30.0, draining=True), h.host('d', 10.0)]
+        instances = [big('a1', 'a', blocked='opted out'), big('b1', 'b'),
+                     big('b2', 'b')]
+        found = drain_plan.assess(snap(hosts, instances), h.allow_all,
+                                  ['a', 'b'])
+        self.assertEqual(('b',), found.together.hosts)
+        self.assertEqual('a', found.left_out[0][0])
+
+    def test_every_instance_of_a_large_host_is_planned_at_once(self):
+        hosts = [h.host('m', 30.0, draining=True, vcpus=1000,
+                        memory_mb=10 ** 7)]
+        hosts += [h.host(f'd{n}', 0.0, vcpus=1000, memory_mb=10 ** 7)
+                  for n in range(3)]
+        instances = [h.instance(f'i{n:04d}', 'm', 0.01, memory_mb=10)
+                     for n in range(200)]
+        found = drain_plan.assess(
+            snap(hosts, instances, max_concurrent_migrations_per_host=1),
+            h.allow_all, ['m'])
+        self.assertEqual(200, len(found.alone[0].moves))
+
+    def test_results_are_immutable(self):
+        hosts = [h.host('m', 30.0, draining=True), h.host('d', 99.0)]
+        found = drain_plan.assess(
+            snap(hosts, [h.instance('i1', 'm', 0.5)]), h.allow_all, ['m'])
+        for frozen in (found, found.alone[0]):
+            self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                              frozen, 'hosts', ())
+        if found.alone[0].over:
+            self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                              found.alone[0].over[0], 'host', '')
