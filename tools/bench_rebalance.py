@@ -130,6 +130,13 @@ def main(argv=None) -> int:
                         default='planetlab',
                         help='Shape of the synthetic trace (without '
                              '--trace).')
+    parser.add_argument('--step-seconds', type=int, default=300,
+                        help='Seconds between two samples of the trace '
+                             '(the steps shape: 60).')
+    parser.add_argument('--target-load', type=float,
+                        default=cli.TARGET_LOAD,
+                        help='Size the cluster for this mean host CPU '
+                             'over the trace (warm: 70).')
     parser.add_argument('--bursts', action='store_true',
                         help='Add 1-3 minute bursts at 60 s steps.')
     parser.add_argument('--strategies', default='none,balanced,watcher',

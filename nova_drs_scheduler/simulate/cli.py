@@ -32,11 +32,24 @@ from nova_drs_scheduler.simulate import traces
 from nova_drs_scheduler.simulate import watcher_adapter
 
 DEFAULT_STRATEGIES = 'none,seed,balanced'
+#: Mean host CPU a cluster is sized for, percent, unless told otherwise.
+TARGET_LOAD = 60.0
 #: Bounds that keep a run within a laptop's memory and patience.
 MAX_HOSTS = 10000
 MAX_VMS = 100000
 _positive = errors.number(float, above=0)
 _percent = errors.number(float, above=0, maximum=100)
+_share = errors.number(float, minimum=0, maximum=1)
+
+
+def _hours(text: str) -> tuple:
+    """``8,16`` -> (8.0, 16.0): hours into the trace, none negative."""
+    hours = tuple(map(errors.number(float, minimum=0),
+                      filter(None, (part.strip() for part in
+                                    text.split(',')))))
+    if not hours:
+        raise argparse.ArgumentTypeError('no hour given')
+    return hours
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,8 +71,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help=f'VMs of the synthetic trace (at most '
                              f'{MAX_VMS}).')
     source.add_argument('--steps', type=errors.number(int, minimum=1),
-                        help='Trace steps to replay (synthetic: 288, one '
-                             'day; a file: all of it).')
+                        help='Trace steps to replay (synthetic: one day; '
+                             'a file: all of it).')
     source.add_argument('--seed', type=int, default=1,
                         help='Seeds the synthetic trace, flavors and '
                              'placement.')
@@ -67,7 +80,19 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         default='planetlab',
                         help='Shape of the synthetic trace: independent '
                              'daily phases, a midday peak shared by every '
-                             'VM, or four staggered peaks.')
+                             'VM, four staggered peaks, a day and a night, '
+                             'or steady loads of which a share steps up '
+                             'and stays (steps).')
+    source.add_argument('--step-hours', type=_hours,
+                        default=traces.STEP_HOURS,
+                        help='The steps shape: hours of the day at which '
+                             'a share of the VMs steps up, comma-separated '
+                             '(default: 8,16).')
+    source.add_argument('--step-share', type=_share,
+                        default=traces.STEP_SHARE,
+                        help='The steps shape: share of the VMs that steps '
+                             'up, dealt evenly over --step-hours (default: '
+                             '0.12).')
     source.add_argument('--bursts', action='store_true',
                         help='Replay the trace at 60 s steps with 1-3 '
                              'minute bursts added (seeded by --seed).')
@@ -76,7 +101,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument('--hosts', type=errors.number(int, minimum=1,
                                                     maximum=MAX_HOSTS),
                       help=f'Hosts of the cluster (1 to {MAX_HOSTS}).')
-    size.add_argument('--target-load', type=_percent, default=60.0,
+    size.add_argument('--target-load', type=_percent, default=TARGET_LOAD,
                       help='Without --hosts: size the cluster so that the '
                            'mean host CPU over the trace is this percent.')
     size.add_argument('--peak-load', type=_percent,
@@ -212,8 +237,10 @@ def _trace(args) -> traces.Trace:
         trace = traces.load(args.trace, args.trace_format, args.step_seconds)
         trace = trace.head(args.steps) if args.steps else trace
     else:
-        trace = traces.synthetic(args.vms, args.steps or 288, args.seed,
-                                 args.step_seconds, args.shape)
+        trace = traces.synthetic(
+            args.vms, args.steps or max(1, 86400 // args.step_seconds),
+            args.seed, args.step_seconds, args.shape, args.step_hours,
+            args.step_share)
     return traces.with_bursts(trace, args.seed) if args.bursts else trace
 
 
@@ -390,7 +417,10 @@ def run(args, conf=None) -> int:
 def describe(args) -> str:
     """The trace in words, for titles and reports."""
     source = args.trace or f'synthetic {args.shape} (seed {args.seed})'
-    return f'{source} with bursts' if args.bursts else source
+    source = f'{source} with bursts' if args.bursts else source
+    if not (args.hosts or args.peak_load) and args.target_load != TARGET_LOAD:
+        source += f', sized for {args.target_load:g} % mean CPU'
+    return source
 
 
 def parser() -> argparse.ArgumentParser:

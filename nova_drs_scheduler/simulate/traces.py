@@ -181,8 +181,10 @@ def _vm_series(rng: random.Random, steps: int, per_day: int) -> list:
 #: four times of day, 6 hours apart, so a host's peak depends on its mix.
 #: ``day-night``: every VM's load follows the cluster's day, lowest at
 #: 03:00 and highest at 15:00 (:data:`DAY_NIGHT`): what power management
-#: is for.
-SHAPES = ('planetlab', 'shared-peak', 'staggered', 'day-night')
+#: is for.  ``steps``: most VMs hold steady, and at given hours a share of
+#: them steps up and stays there (:func:`steps`): a cluster that warms and
+#: stays warm.
+SHAPES = ('planetlab', 'shared-peak', 'staggered', 'day-night', 'steps')
 #: Peak multiplier on a VM's load at the top of its peak, and the peak's
 #: width (standard deviation of a Gaussian bump), in hours.
 PEAK_HEIGHT = 0.8
@@ -216,9 +218,51 @@ def _peak_centres(shape: str, vms: int, seed: int) -> list:
     return [rng.choice((3.0, 9.0, 15.0, 21.0)) for _ in range(vms)]
 
 
+#: The ``steps`` shape: a VM holds a level drawn as :func:`_vm_series`
+#: draws its mean (heavy-tailed, median 7 %), with Gaussian noise of
+#: :data:`STEADY_NOISE` points of its own vCPUs; :data:`STEP_SHARE` of the
+#: VMs, dealt evenly over :data:`STEP_HOURS`, step at that hour to a level
+#: in :data:`STEP_LEVEL` and hold it, with the same noise, to the end.
+#: Sized for its mean (60 %), a cluster starts the day at about 45 % and
+#: ends it at about 76 %: warm, with little room under 75 %.
+STEADY_NOISE = 2.0
+STEP_LEVEL = (85.0, 100.0)
+STEP_SHARE = 0.12
+STEP_HOURS = (8.0, 16.0)
+
+
+def step_series(vms: int, count: int, seed: int, step_seconds: int = 300,
+                hours: tuple = STEP_HOURS,
+                share: float = STEP_SHARE) -> list:
+    """Per VM, ``count`` values of the ``steps`` shape (see
+    :data:`STEP_SHARE`): a load that rises and stays, unlike a burst."""
+    rng = random.Random(f'{seed}-steps')
+    levels = [min(rng.lognormvariate(math.log(7.0), 1.1), 90.0)
+              for _ in range(vms)]
+    starts = [count] * vms
+    order = list(range(vms))
+    rng.shuffle(order)
+    stepping = order[:round(share * vms)]
+    for index, hour in enumerate(sorted(hours)):
+        start = min(count, math.ceil(hour * 3600.0 / step_seconds))
+        for vm in stepping[index::len(hours)]:
+            starts[vm] = start
+    raised = [rng.uniform(*STEP_LEVEL) for _ in range(vms)]
+    return [[round(min(max((raised[vm] if step >= starts[vm]
+                            else levels[vm])
+                           + rng.gauss(0.0, STEADY_NOISE), 0.0), 100.0), 1)
+             for step in range(count)] for vm in range(vms)]
+
+
 def synthetic(vms: int, steps: int, seed: int,
-              step_seconds: int = 300, shape: str = 'planetlab') -> Trace:
-    """A reproducible PlanetLab-like trace, so the benchmark ships no data."""
+              step_seconds: int = 300, shape: str = 'planetlab',
+              step_hours: tuple = STEP_HOURS,
+              step_share: float = STEP_SHARE) -> Trace:
+    """A reproducible PlanetLab-like trace, so the benchmark ships no data.
+
+    ``step_hours`` and ``step_share``: the ``steps`` shape's (see
+    :func:`step_series`).
+    """
     if vms < 1 or steps < 1:
         raise TraceError('a synthetic trace needs at least 1 VM and 1 step')
     if shape not in SHAPES:
@@ -226,8 +270,12 @@ def synthetic(vms: int, steps: int, seed: int,
                          f'{", ".join(SHAPES)}')
     rng = random.Random(seed)
     per_day = max(1, 86400 // step_seconds)
-    series = [_vm_series(rng, steps, per_day) for _ in range(vms)]
-    if shape != 'planetlab':
+    if shape == 'steps':
+        series = step_series(vms, steps, seed, step_seconds, step_hours,
+                             step_share)
+    else:
+        series = [_vm_series(rng, steps, per_day) for _ in range(vms)]
+    if shape not in ('planetlab', 'steps'):
         hours = [(step * step_seconds / 3600.0) % 24.0
                  for step in range(steps)]
         bend = _day_night if shape == 'day-night' else _peak

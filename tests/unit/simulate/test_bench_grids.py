@@ -373,7 +373,7 @@ class ReuseTest(testtools.TestCase):
         super().setUp()
         self.args = argparse.Namespace(
             seeds='1', vms=10, shape='planetlab', trace=None, bursts=True,
-            config_file=[])
+            config_file=[], step_seconds=300, target_load=60.0)
         self.source = cli.describe(
             cli.parser().parse_args(
                 list(runner.simulate_argv(self.args, 1))))

@@ -169,7 +169,10 @@ class InputTest(testtools.TestCase):
                               ('--bandwidth-mbps', '0'),
                               ('--dirty-rate', '-1'),
                               ('--target-load', 'nan'),
-                              ('--ping-pong-periods', '0')):
+                              ('--ping-pong-periods', '0'),
+                              ('--step-hours', '-1'), ('--step-hours', ','),
+                              ('--step-hours', '8,x'),
+                              ('--step-share', '1.5')):
             line = self.refused(option, value, '--output-dir', self.out)
             self.assertIn(f'argument {option}', line)
         self.assertEqual([], os.listdir(self.out))
@@ -203,3 +206,29 @@ class InputTest(testtools.TestCase):
             # root writes anywhere; the file case above still holds.
             return
         self.assertIn('not writable', self.refused('--output-dir', read_only))
+
+
+class StepsShapeTest(testtools.TestCase):
+    """--shape steps and its options reach the trace; sizing shows."""
+
+    def _args(self, *argv):
+        return cli.parser().parse_args(['--shape', 'steps', *argv])
+
+    def test_a_day_of_steps_at_any_step_length(self):
+        args = self._args('--step-seconds', '60', '--vms', '20',
+                          '--step-hours', '1', '--step-share', '0.5')
+        trace = cli.prepare(args).trace
+        self.assertEqual((1440, 60), (len(trace.steps), trace.step_seconds))
+        # Half the VMs step up at 01:00 (minute 60) and stay.
+        risen = [vm for vm in range(20) if trace.steps[60][vm] >= 79.0]
+        self.assertEqual(10, len(risen))
+        self.assertTrue(all(trace.steps[-1][vm] >= 79.0 for vm in risen))
+
+    def test_the_description_names_a_warm_sizing(self):
+        self.assertEqual('synthetic steps (seed 1)',
+                         cli.describe(self._args()))
+        self.assertEqual('synthetic steps (seed 1), sized for 70 % mean CPU',
+                         cli.describe(self._args('--target-load', '70')))
+        self.assertEqual('synthetic steps (seed 1)',
+                         cli.describe(self._args('--hosts', '3')))
+

@@ -280,6 +280,35 @@ class SyntheticTest(testtools.TestCase):
         self.assertEqual({3, 9, 15, 21}, set(peaks))
 
 
+class StepsShapeTest(testtools.TestCase):
+
+    def test_a_share_steps_up_at_each_hour_and_stays(self):
+        def day(share):
+            return traces.synthetic(100, 24, 3, step_seconds=3600,
+                                    shape='steps', step_hours=(12.0, 6.0),
+                                    step_share=share)
+        trace, steady = day(0.2), day(0.0)
+        self.assertEqual(trace, day(0.2))
+        # The same draws without a step: where the two differ, a VM has
+        # stepped up, from its hour to the end, to 85-100 % (with noise).
+        starts = []
+        for vm in range(100):
+            changed = [t for t in range(24)
+                       if trace.steps[t][vm] != steady.steps[t][vm]]
+            if changed:
+                starts.append(changed[0])
+                self.assertEqual(list(range(changed[0], 24)), changed)
+                self.assertTrue(all(trace.steps[t][vm] >= 77.0
+                                    for t in changed))
+        self.assertEqual([6] * 10 + [12] * 10, sorted(starts))
+
+    def test_steady_levels_are_planetlab_like_and_low(self):
+        trace = traces.synthetic(400, 2, 1, shape='steps')
+        levels = sorted(trace.steps[0])
+        self.assertLess(levels[200], 12.0)
+        self.assertTrue(all(0.0 <= v <= 100.0 for v in levels))
+
+
 class BurstsTest(testtools.TestCase):
 
     def test_minute_steps_hold_the_trace_and_add_short_bursts(self):

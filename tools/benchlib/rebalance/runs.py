@@ -47,7 +47,8 @@ def run_one(argv: tuple, seed: int, row) -> dict:
 
 def simulate_argv(args, seed: int) -> tuple:
     argv = ['--seed', str(seed), '--vms', str(args.vms), '--shape',
-            args.shape]
+            args.shape, '--step-seconds', str(args.step_seconds),
+            '--target-load', str(args.target_load)]
     argv += ['--trace', args.trace] if args.trace else []
     argv += ['--bursts'] if args.bursts else []
     for path in args.config_file:
