@@ -55,7 +55,8 @@ _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
     'test_refresh', 'test_requests', 'test_isolation', 'test_reuse',
     'test_background', 'test_owner_trait', 'test_flags')]
 _PLANNER_TESTS = [_REBALANCE + name for name in (
-    'test_balanced', 'test_rails', 'test_no_return', 'test_seed',
+    'test_balanced', 'test_inside_margin', 'test_rails', 'test_no_return',
+    'test_seed',
     'test_cost', 'test_policies', 'test_deviation', 'test_leveling',
     'test_drain', 'test_benefit', 'test_capacity')]
 

@@ -118,7 +118,13 @@ OPTS = [
              'policy (``no_return_time`` is its no-ping-pong rail). 10 '
              'left hosts overloaded for want of a destination on the '
              'PlanetLab benchmark, at no gain in ping-pongs; raise it for '
-             'burstier workloads.',
+             'burstier workloads. In a warm pool, where no destination '
+             'keeps it, ``balanced`` grades it down to the room the '
+             'pool\'s hosts have under their threshold minus margin on '
+             'average (0 when they are past it), never for a host an '
+             'instance of the source came from within '
+             '``no_return_time``: a flat margin would leave a load that '
+             'rose and stays overloaded for as long as the pool is warm.',
         **utilization.PERCENT),
     cfg.FloatOpt(
         'min_improvement',

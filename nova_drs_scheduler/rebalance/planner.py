@@ -54,6 +54,7 @@ per refused host, runs only to explain a chosen move or a failure.
 import bisect
 import collections
 import dataclasses
+import functools
 from collections.abc import Mapping
 
 from nova_drs_scheduler.rebalance import benefit
@@ -121,6 +122,25 @@ def _fmt(label: str, cpu: float, ram: float | None) -> str:
     return text if ram is None else f'{text}, ram {ram:.1f}%'
 
 
+def pool_room(hosts: Mapping[str, model.HostSnapshot],
+              config: model.PlannerConfig) -> dict:
+    """Per pool, the mean room its hosts with a sample have under their
+    ``cpu_threshold - margin``, points (negative for a host past it): how
+    warm the pool is, which grades the margin (``_Planner._graded``)."""
+    room = collections.defaultdict(list)
+    for host in hosts.values():
+        if host.cpu_percent is not None and _balanced(host):
+            room[_pool_key(host, config)].append(
+                host.cpu_threshold - config.margin - host.cpu_percent)
+    return {pool: sum(found) / len(found) for pool, found in room.items()}
+
+
+def _failures(failed: list) -> str:
+    """``(uuid, Counter of rules)`` per instance refused, for a note."""
+    return '; '.join(f'instance {uuid}: {_summary(rules)}'
+                     for uuid, rules in failed)
+
+
 def _summary(rules: collections.Counter) -> str:
     if not rules:
         return 'no allowed destination'
@@ -164,6 +184,14 @@ class _Planner:
         for instance in snapshot.instances:
             self.by_host[instance.host].append(instance)
         self.moved = set()
+        #: Pool key -> how warm it is (:func:`pool_room`).
+        self.room = pool_room(self.hosts, self.config)
+        #: Host -> the hosts its instances came from within
+        #: ``no_return_time``: never its destinations inside the margin.
+        #: (A destination of this plan is no source in it.)
+        self.came_from = collections.defaultdict(set)
+        for instance in snapshot.instances:
+            self.came_from[instance.host].update(instance.left)
         self._rises = None
         self.moves = []
         #: Drain moves among them: they have a budget of their own.
@@ -568,14 +596,40 @@ class _Planner:
     def _choose(self, source, movable, head):
         """Score the policy's best-ranked instances; plan the winner.
 
+        When the margin refused every destination of every instance and
+        the pool is warm (its graded margin is below ``margin``), a policy
+        that ``grades`` scores them again inside the margin
+        (:meth:`_inside`): a warm pool must not turn the DRS off.
+        """
+        cfg, policy = self.config, self.policy
+        removals = [self._removal(source, i) for i in movable]
+        ranked = policy.rank(removals, cfg)[:cfg.max_instances_evaluated]
+        scored, failed = self._score(source, ranked)
+        inside = (not scored and policy.grades
+                  and self._graded(self._pool(source)) < cfg.margin
+                  and any(rules[base.MARGIN] for _, rules in failed))
+        detail = _failures(failed)
+        if inside:
+            scored, failed = self._score(source, ranked, inside=True)
+            detail += f'; {_INSIDE}: {_failures(failed)}'
+        if not scored:
+            self.notes.append(f'{head}: {detail or "no instance ranked"}')
+            return None
+        _, option, found, estimate = scored[0]
+        self._apply(source, option, found, scored, failed,
+                    estimate=estimate, inside=inside)
+        return option
+
+    def _score(self, source, ranked, inside=False):
+        """``(scored, failed)``: each ranked removal's best option, with its
+        key, candidates and estimate, best first; or the rules refusing it.
+
         Each instance is first searched against every indexed host; only
         when some host passes the planner's rules is ``candidates()`` (Nova's
         filters live, the costly part) asked, so a saturated cluster costs
         no filter runs.
         """
         cfg, policy = self.config, self.policy
-        removals = [self._removal(source, i) for i in movable]
-        ranked = policy.rank(removals, cfg)[:cfg.max_instances_evaluated]
         scored, failed, unreachable = [], [], None
         for removal in ranked:
             bound = policy.bound(removal, cfg)
@@ -586,19 +640,20 @@ class _Planner:
             if rule:
                 failed.append((uuid, collections.Counter({rule: 1})))
                 continue
-            option, refused = self._search(source, removal)
+            option, refused = self._search(source, removal, inside=inside)
             if option is None:
                 if unreachable is None:
-                    unreachable = self._unreachable(source)
+                    unreachable = self._unreachable(source, inside)
                 failed.append((uuid, unreachable + refused))
                 continue
             found = self.candidates(removal.instance, self.view)
             allowed = set(found.allowed)
             if option.destination.name not in allowed:
-                option, _ = self._search(source, removal, allowed)
+                option, _ = self._search(source, removal, allowed, inside)
             rule = option and policy.refuse(option, cfg)
             if option is None:
-                failed.append((uuid, self._explain(source, removal, found)))
+                failed.append((uuid, self._explain(source, removal, found,
+                                                   inside=inside)))
                 continue
             if rule:
                 failed.append((uuid, collections.Counter({rule: 1})))
@@ -610,15 +665,7 @@ class _Planner:
                 continue
             scored.append((policy.key(option, cfg), option, found, estimate))
             scored.sort(key=lambda item: item[0])
-        if not scored:
-            detail = '; '.join(f'instance {uuid}: {_summary(rules)}'
-                               for uuid, rules in failed)
-            self.notes.append(f'{head}: {detail or "no instance ranked"}')
-            return None
-        _, option, found, estimate = scored[0]
-        self._apply(source, option, found, scored, failed,
-                    estimate=estimate)
-        return option
+        return scored, failed
 
     def _estimate(self, source, option) -> benefit.Estimate | None:
         """What ``option`` is expected to buy and cost, at the working
@@ -649,22 +696,31 @@ class _Planner:
             current, _known(host.cpu_expected, host.cpu_percent) + shift,
             host.cpu_deviation or 0.0)
 
-    def _search(self, source, removal, allowed=None):
+    def _search(self, source, removal, allowed=None, inside=False):
         """The policy's preferred destination for one removal among the
-        indexed hosts of the source's pool (and in ``allowed`` if given).
+        indexed hosts of the source's pool (and in ``allowed`` if given);
+        ``inside``: among those and the hosts resting at the margin, judged
+        by :meth:`_inside`.
 
         Returns ``(option or None, Counter of rules refusing the hosts
         scanned)``.  Scans in floor order and stops at the first host whose
-        floor cannot beat the best projected score.
+        floor cannot beat the best projected score (inside the margin,
+        every host: a resting host has no floor).
         """
         cores = removal.instance.cpu_cores
         memory = removal.instance.memory_mb
-        decide, cfg, hosts = self.policy.destination, self.config, self.hosts
+        decide = (functools.partial(self._inside, source) if inside
+                  else self._outside)
+        hosts = self.hosts
+        pool = self._pool(source)
+        order = (self._inside_hosts(pool) if inside
+                 else self.order.get(pool, ()))
         left = self._left(removal.instance)
         refused = collections.Counter()
         best = None
-        for floor, name in self.order.get(self._pool(source), ()):
-            if best is not None and (floor, name) > best[:2]:
+        for floor, name in order:
+            if (best is not None and floor is not None
+                    and (floor, name) > best[:2]):
                 break
             if allowed is not None and name not in allowed:
                 continue
@@ -673,7 +729,7 @@ class _Planner:
                 continue
             host = hosts[name]
             cpu, ram = self._project(host, cores, memory)
-            rule, score = decide(host, cpu, ram, cfg)
+            rule, score = decide(host, cpu, ram)
             if rule is not None:
                 refused[rule] += 1
             elif best is None or (score, name) < best[:2]:
@@ -685,6 +741,44 @@ class _Planner:
         return base.Option(removal, host, cpu, ram,
                            base.pressure(host, cpu, ram)), refused
 
+    def _outside(self, host, cpu, ram):
+        """``(rule, score)`` of a destination at its projected load."""
+        return self.policy.destination(host, cpu, ram, self.config)
+
+    def _inside(self, source, host, cpu, ram):
+        """``(rule, score)`` of a destination for a move off ``source``
+        inside the margin: judged by the policy with the pool's graded
+        margin; but a host the margin refuses is never one that one of the
+        source's instances came from within ``no_return_time``, so that no
+        pair of hosts trades load both ways inside the margin."""
+        rule, _ = self.policy.destination(host, cpu, ram, self.config)
+        if rule not in (None, base.MARGIN):
+            return rule, 0.0
+        if rule and host.name in self.came_from[source.name]:
+            return _CAME_FROM, 0.0
+        return self.policy.inside(host, cpu, ram, self.config,
+                                  self._graded(self._pool(host)))
+
+    def _graded(self, pool) -> float:
+        """The margin a destination keeps in a move inside the margin: the
+        pool's mean room under ``threshold - margin``, within 0 and
+        ``margin``.  A cool pool keeps the whole margin; one whose hosts
+        sit at the margin on average, or past it, none: a destination then
+        only has to stay under its threshold."""
+        margin = self.config.margin
+        return min(max(self.room.get(pool, margin), 0.0), margin)
+
+    def _inside_hosts(self, pool) -> list:
+        """``(None, name)`` of the pool's destinations inside the margin:
+        the indexed ones and those resting at the margin with a free slot,
+        by name."""
+        per_host = self.config.max_concurrent_migrations_per_host
+        names = [name for _, name in self.order.get(pool, ())]
+        names += [name for name, rule in self.resting.items()
+                  if rule == base.MARGIN and self.busy[name] < per_host
+                  and self._pool(self.hosts[name]) == pool]
+        return [(None, name) for name in sorted(names)]
+
     def _left(self, instance) -> dict:
         """Hosts barred for this instance, with the rule barring each: the
         ones Nova refused it at start lately, and the ones it left lately
@@ -694,32 +788,40 @@ class _Planner:
             barred.update(dict.fromkeys(instance.left, 'no-return'))
         return barred
 
-    def _unreachable(self, source):
+    def _unreachable(self, source, inside=False):
         """Per rule, the hosts refused for any instance of ``source``: all
-        but the indexed hosts of its pool, which ``_search`` counts.
+        but the hosts of its pool that ``_search`` scans and counts.
 
         Cached per pool until the next planned move changes a host."""
         pool = self._pool(source)
-        counts = self._unreachable_by_pool.get(pool)
+        counts = self._unreachable_by_pool.get((pool, inside))
         if counts is None:
+            per_host = self.config.max_concurrent_migrations_per_host
             counts = collections.Counter()
             for name, host in self.hosts.items():
                 rule = self.barred[name] or (
                     'pool' if self._pool(host) != pool
                     else self.resting.get(name))
+                if inside and rule == base.MARGIN:
+                    rule = (None if self.busy[name] < per_host
+                            else 'limit:per-host')
                 if rule:
                     counts[rule] += 1
-            self._unreachable_by_pool[pool] = counts
+            self._unreachable_by_pool[pool, inside] = counts
         return counts - collections.Counter({self.barred[source.name]: 1})
 
-    def _explain(self, source, removal, found, record=None):
+    def _explain(self, source, removal, found, record=None, inside=False):
         """Count, per rule, the hosts refused for one removal (the filters'
         rejections included); append a Rejection per planner refusal to
-        ``record`` when given.  Hot when many moves are planned: locals."""
+        ``record`` when given; ``inside``: judged inside the margin.  Hot
+        when many moves are planned: locals."""
         instance = removal.instance
         hosts, barred, resting = self.hosts, self.barred, self.resting
         pool = self._pool(source)
         left = self._left(instance)
+        decide = (functools.partial(self._inside, source) if inside
+                  else self._outside)
+        per_host = self.config.max_concurrent_migrations_per_host
         rules = collections.Counter(r.rule for r in found.rejected)
         for name in found.allowed:
             if name == source.name:
@@ -731,6 +833,9 @@ class _Planner:
             elif rule is None:
                 host = hosts[name]
                 rule = resting.get(name)
+                if inside and rule == base.MARGIN:
+                    rule = None if self.busy[name] < per_host else (
+                        'limit:per-host')
                 if self._pool(host) != pool:
                     rule, detail = 'pool', f'pool {host.pool}'
                 elif rule == 'limit:per-host':
@@ -742,11 +847,16 @@ class _Planner:
                 else:
                     cpu, ram = self._project(host, instance.cpu_cores,
                                              instance.memory_mb)
-                    rule, _ = self.policy.destination(host, cpu, ram,
-                                                      self.config)
+                    rule, _ = decide(host, cpu, ram)
                     if rule is None:
                         continue
                     detail = _fmt('projected', cpu, ram) + self._expected(host)
+                    if rule == _CAME_FROM:
+                        detail += (f' (an instance of {source.name} came '
+                                   f'from it)')
+                    elif inside:
+                        detail += (f' (graded margin '
+                                   f'{self._graded(pool):.1f} points)')
             rules[rule] += 1
             if record is not None:
                 record.append(model.Rejection(name, rule, detail))
@@ -759,16 +869,40 @@ class _Planner:
         return (f' (expected load {host.cpu_expected:.1f}% > current '
                 f'{host.cpu_percent:.1f}%)')
 
+    def _inside_reason(self, option) -> str:
+        """Why a move was made inside the margin, with the numbers."""
+        host, cfg = option.destination, self.config
+        pool = self._pool(host)
+        margin, room = self._graded(pool), self.room[pool]
+        ram = option.destination_ram
+        warm = (f'{room:.1f} points of room under' if room >= 0
+                else f'{-room:.1f} points past')
+        return (f'; {_INSIDE}: no allowed destination keeps the margin of '
+                f'{cfg.margin:g} points, and the pool is warm (its hosts '
+                f'average {warm} threshold - margin), so the margin is '
+                f'graded to {margin:.1f}: {host.name} ends '
+                f'{_fmt("at", option.destination_cpu, ram)}, under '
+                f'{host.cpu_threshold - margin:g}%'
+                + ('' if ram is None
+                   else f' and {host.ram_threshold - margin:g}%'))
+
     def _apply(self, source, option, found, scored, failed, reason=None,
-               goal=model.BALANCE, estimate=None):
+               goal=model.BALANCE, estimate=None, inside=False):
         removal = option.removal
         instance = removal.instance
         dest = option.destination.name
         rejected = list(found.rejected)
-        self._explain(source, removal, found, record=rejected)
+        self._explain(source, removal, found, record=rejected, inside=inside)
+        # A second pass may still choose a host outside the margin.
+        inside = inside and self._outside(
+            option.destination, option.destination_cpu,
+            option.destination_ram)[0] == base.MARGIN
         expected = {'source_cpu': removal.cpu,
                     'destination_cpu': option.destination_cpu,
                     'improvement': option.improvement}
+        if inside:
+            expected.update(inside_margin=True, graded_margin=round(
+                self._graded(self._pool(source)), 3))
         if self.cpu[source.name] is not None and goal != model.DRAIN:
             expected['source_cpu_before'] = self.cpu[source.name]
         if estimate is not None:
@@ -786,7 +920,9 @@ class _Planner:
         self.moves.append(model.Move(
             instance=instance.uuid, source=source.name, destination=dest,
             reason=reason or (f'{self.verdicts[source.name].reason}; '
-                              f'{self.policy.describe(option, self.config)}'),
+                              f'{self.policy.describe(option, self.config)}'
+                              + (self._inside_reason(option) if inside
+                                 else '')),
             expected=expected, alternatives=tuple(alternatives),
             rejected=tuple(rejected), memory_mb=instance.memory_mb,
             goal=goal, migration=instance.migration,
@@ -808,6 +944,13 @@ class _Planner:
         self._enter(dest)
         self._unreachable_by_pool.clear()
 
+
+#: How a note introduces the second pass's refusals (``_choose``).
+_INSIDE = 'inside the margin'
+
+#: The rule barring a host from a move inside the margin: one of the
+#: source's instances came from it within ``no_return_time``.
+_CAME_FROM = 'came-from'
 
 #: The rule refusing a move that buys less relief than it costs.
 _COST_BENEFIT = 'cost-benefit'

@@ -15,6 +15,10 @@ from collections.abc import Sequence
 
 from nova_drs_scheduler.rebalance import model
 
+#: The rule of a policy's margin: the one refusal a move inside the margin
+#: may overrule (:meth:`Policy.inside`).
+MARGIN = 'margin'
+
 
 def pressure(host: model.HostSnapshot, cpu: float,
              ram: float | None) -> float:
@@ -79,6 +83,9 @@ class Policy(abc.ABC):
     #: Make only the moves that pay for themselves (``[drs]
     #: benefit_horizon``, the planner's cost-benefit rule).
     weighs_benefit: bool = True
+    #: When every destination of a violated host is refused by the margin,
+    #: look again inside it (:meth:`inside`, the planner's second pass).
+    grades: bool = False
 
     @abc.abstractmethod
     def rank(self, removals: Sequence[Removal],
@@ -102,6 +109,15 @@ class Policy(abc.ABC):
     def key(self, option: Option, config: model.PlannerConfig) -> tuple:
         """Sort key of an option; the lowest wins.  End it with the
         instance uuid so that ties break deterministically."""
+
+    def inside(self, host: model.HostSnapshot, cpu: float,
+               ram: float | None, config: model.PlannerConfig,
+               margin: float) -> tuple[str | None, float]:
+        """``(rule, score)`` of a destination in the planner's second pass
+        (policies that ``grades``), judged with ``margin``, the pool's
+        graded margin (below ``config.margin``), instead of the policy's
+        own; among the accepted ones the lowest score wins."""
+        return MARGIN, 0.0
 
     def bound(self, removal: Removal,
               config: model.PlannerConfig) -> tuple | None:

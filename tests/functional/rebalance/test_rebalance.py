@@ -598,6 +598,57 @@ class NoPingPongTest(base.RebalanceTestBase):
         self.assertIn('cooldown', ' '.join(record['blocked'].values()))
 
 
+class InsideMarginTest(base.RebalanceTestBase):
+    """A warm pool: the move goes inside the margin, and does not return.
+
+    No cooldown, so that only the no-ping-pong rails hold the instance.
+    """
+
+    DRS = {'cpu_threshold': 80.0, 'margin': 5.0, 'instance_cooldown': 0}
+
+    def test_moves_to_the_host_that_stays_under_and_never_back(self):
+        # 0.8 cores on 10 vCPUs: 8 points.  No host can take them and stay
+        # under 75 %; the pool averages 75.7 %, so the margin is graded
+        # to 0: host3 ends at 78 % (host1 at 77 %), host2 would reach 80.
+        server = self._boot('host1')
+        loads = {server: 0.8}
+        warm = {'host1': 85, 'host2': 72, 'host3': 70}
+        self._period(warm, loads)
+        record = self._settle(self._period(warm, loads))
+        [move] = record['moves']
+        self.assertEqual(('host1', 'host3', 'completed'),
+                         (move['source'], move['destination'],
+                          move['outcome']['status']))
+        self.assertEqual((True, 0.0), (move['expected']['inside_margin'],
+                                       move['expected']['graded_margin']))
+        self.assertAlmostEqual(77.0, move['expected']['source_cpu'])
+        self.assertAlmostEqual(78.0, move['expected']['destination_cpu'])
+        self.assertIn('inside the margin: no allowed destination keeps the '
+                      'margin of 5 points', move['reason'])
+        self.assertIn('host3 ends at cpu 78.0%, under 80%', move['reason'])
+        host2 = self._rejection(move, 'host2')
+        self.assertEqual('graded-margin', host2['rule'])
+        self.assertIn('projected cpu 80.0%', host2['detail'])
+        self.assertEqual('host3', self._host_of(server))
+
+        # As planned, nothing is over: nothing moves.
+        settled = {'host1': 77, 'host2': 72, 'host3': 78}
+        for _ in range(2):
+            self.assertEqual([], self._period(settled, loads)['moves'])
+        # host3 turns hot.  host1 would take the instance back under its
+        # threshold (78 %), but the instance left it: it stays.
+        hot = {'host1': 70, 'host2': 79, 'host3': 86}
+        self._period(hot, loads)
+        record = self._period(hot, loads)
+        self.assertTrue(self._verdict(record, 'host3')['violated'])
+        self.assertEqual([], record['moves'])
+        [note] = record['notes']
+        self.assertIn(f'inside the margin: instance {server}: 1x '
+                      'graded-margin, 1x no-return', note)
+        self.assertEqual('host3', self._host_of(server))
+        self.assertEqual(1, len(self._migrations(server)))
+
+
 class SeedPolicyTest(base.RebalanceTestBase):
     """Scenario 11: the ``seed`` policy makes the seed's choices."""
 

@@ -77,12 +77,14 @@ class BalancedChoiceTest(testtools.TestCase):
         self.assertIn('1x margin', result.notes[0])
 
     def test_expected_load_never_lowers_the_bar_even_by_a_fraction(self):
-        # 65.5% now, 65% usual: judged at 65.5 + 10 = 75.5% > 80 - 5.
+        # 65.5% now, 65% usual: judged at 65.5 + 10 = 75.5% > 80 - 5, so
+        # the move is made inside the margin, and said to be.
         hosts = [h.host('hot', 95.0, counter=1),
                  h.host('rising', 65.5, cpu_expected=65.0)]
-        result = plan(hosts, [h.instance('i1', 'hot', 1.0)])
-        self.assertEqual((), result.moves)
-        self.assertIn('1x margin', result.notes[0])
+        [move] = plan(hosts, [h.instance('i1', 'hot', 1.0)]).moves
+        self.assertTrue(move.expected['inside_margin'])
+        self.assertIn('margin is graded to 0.0: rising ends at cpu 75.5%, '
+                      'under 80%', move.reason)
 
     def test_destination_is_judged_at_exactly_its_expected_load(self):
         # 'dipped' reads 20% but usually carries 70%: judged at 80% > 75,
@@ -167,38 +169,45 @@ class BalancedChoiceTest(testtools.TestCase):
 
     def test_a_small_cure_still_keeps_the_destination_margin(self):
         # The cure is exempt from min_improvement only: a destination that
-        # would end past its threshold minus margin is still refused.
-        hosts = [h.host('hot', 81.0, counter=1), h.host('warm', 74.0)]
-        result = plan(hosts, [h.instance('i1', 'hot', 0.2)])
+        # would end past its threshold minus margin is still refused while
+        # the pool is cool ('idle', which a filter refuses, cools it).
+        hosts = [h.host('hot', 81.0, counter=1), h.host('warm', 74.0),
+                 h.host('idle', 10.0)]
+        result = plan(hosts, [h.instance('i1', 'hot', 0.2)],
+                      candidates=h.allow_except({'idle': 'FakeFilter'}))
         self.assertEqual((), result.moves)
-        self.assertIn('1x margin', result.notes[0])
+        self.assertEqual(('host hot: violated, no move: instance i1: '
+                          '1x FakeFilter, 1x margin',), result.notes)
 
     def test_pool_failure_counts_each_refused_host_once(self):
         # 'near' shares the pool (under another string object, as read
         # from two aggregates) but ends past the margin; 'other' is in
         # another pool.
         hosts = [h.host('hot', 95.0, counter=3, pool=h.fresh('pool-a')),
-                 h.host('near', 65.0, pool=h.fresh('pool-a')),
+                 h.host('near', 71.0, pool=h.fresh('pool-a')),
                  h.host('other', 0.0, pool='pool-b')]
         result = plan(hosts, [h.instance('i1', 'hot', 1.0)],
                       mode=h.fresh('aggregate'), margin=10.0)
         self.assertEqual(('host hot: violated, no move: instance i1: 1x '
-                          'margin, 1x pool',), result.notes)
+                          'margin, 1x pool; inside the margin: instance i1: '
+                          '1x graded-margin, 1x pool',), result.notes)
 
     def test_refusals_at_current_load_and_projected_add_up(self):
         # 'warm' is past the margin already, 'mid' only once the instance
-        # lands: both count under the same rule.
+        # lands: both count under the same rule, and both would reach the
+        # threshold inside it.
         hosts = [h.host('hot', 95.0, counter=3), h.host('warm', 75.0),
-                 h.host('mid', 65.0)]
+                 h.host('mid', 65.0, vcpus=5)]
         result = plan(hosts, [h.instance('i1', 'hot', 1.0)], margin=10.0)
         self.assertEqual(('host hot: violated, no move: instance i1: 2x '
-                          'margin',), result.notes)
+                          'margin; inside the margin: instance i1: 2x '
+                          'graded-margin',), result.notes)
         # A move's record tells the two apart.
         hosts.append(h.host('cold', 0.0))
         rejected = plan(hosts, [h.instance('i1', 'hot', 1.0)],
                         margin=10.0).moves[0].rejected
         self.assertEqual({('warm', 'margin', 'already at cpu 75.0%'),
-                          ('mid', 'margin', 'projected cpu 75.0%')},
+                          ('mid', 'margin', 'projected cpu 85.0%')},
                          {(r.subject, r.rule, r.detail) for r in rejected})
 
     def test_a_move_is_seen_by_the_notes_of_the_hosts_after_it(self):

@@ -5,6 +5,8 @@ the plan's ``expected`` figures, so a wrong projection in the planner
 fails them.
 """
 
+import collections
+import dataclasses
 import random
 
 import hypothesis
@@ -55,16 +57,21 @@ def snapshots(draw, policies=('seed', 'balanced')):
             pool=draw(st.sampled_from([None, 'A', 'B'])),
             cpu_threshold=cpu_threshold, ram_threshold=ram_threshold,
             schedulable=draw(st.integers(0, 9)) > 0,
-            excluded=draw(st.integers(0, 9)) == 0)
-    instances = [
-        model.InstanceSnapshot(
-            uuid=f'i{n:02d}', host=draw(st.sampled_from(names[:3])
-                                       | st.sampled_from(names)),
-            vcpus=draw(st.integers(1, 8)),
+            excluded=draw(st.integers(0, 9)) == 0,
+            cpu_deviation=draw(_maybe(st.integers(0, 4).map(float),
+                                      none_one_in=2)))
+    instances = []
+    for n in range(draw(st.integers(0, 30) | st.integers(8, 30))):
+        host = draw(st.sampled_from(names[:3]) | st.sampled_from(names))
+        # Now and then an instance that moved lately (no-return).
+        left = draw(st.lists(st.sampled_from(names), max_size=2)
+                    if draw(st.integers(0, 4)) == 0 else st.just([]))
+        instances.append(model.InstanceSnapshot(
+            uuid=f'i{n:02d}', host=host, vcpus=draw(st.integers(1, 8)),
             memory_mb=draw(st.sampled_from([512, 1024, 2048, 4096, 8192])),
             cpu_cores=draw(st.integers(0, 40)) / 10,
-            blocked=draw(st.sampled_from([None, None, None, 'cooldown'])))
-        for n in range(draw(st.integers(0, 30) | st.integers(8, 30)))]
+            blocked=draw(st.sampled_from([None, None, None, 'cooldown'])),
+            left=tuple(sorted(set(left) - {host}))))
     config = model.PlannerConfig(
         policy=draw(st.sampled_from(policies)),
         mode=draw(st.sampled_from(['global', 'aggregate'])),
@@ -124,6 +131,40 @@ def replay(snap, plan):
         yield move, inst, src, dst, before, after
 
 
+def advance(snap, plan, drift):
+    """The next period: the plan's moves done (each instance remembering
+    the host it left), every host's CPU drifted by ``drift`` points from
+    its projection, and its counter counted again."""
+    loads = {}
+    for *_, after in replay(snap, plan):
+        loads.update(after)
+    moved = {m.instance: m for m in plan.moves}
+    instances = tuple(
+        dataclasses.replace(i, host=moved[i.uuid].destination,
+                            left=i.left + (i.host,))
+        if i.uuid in moved else i for i in snap.instances)
+    hosts = {}
+    for (name, host), points in zip(snap.hosts.items(), drift,
+                                    strict=False):
+        cpu, ram = loads.get(name, (host.cpu_percent, host.ram_percent))
+        if cpu is not None:
+            cpu = float(min(max(cpu + points, 0), 100))
+        over = cpu is not None and metrics.is_over(
+            cpu, ram, host.cpu_threshold, host.ram_threshold)
+        hosts[name] = dataclasses.replace(
+            host, cpu_percent=cpu, ram_percent=ram,
+            counter=host.counter + 1 if over else 0)
+    return dataclasses.replace(snap, hosts=hosts, instances=instances)
+
+
+def came_from(snap):
+    """Host -> the hosts its instances left within no_return_time."""
+    came = collections.defaultdict(set)
+    for inst in snap.instances:
+        came[inst.host].update(inst.left)
+    return came
+
+
 def worst(host, cpu, ram):
     excess = cpu - host.cpu_threshold
     return excess if ram is None else max(excess, ram - host.ram_threshold)
@@ -136,15 +177,68 @@ class PlanPropertiesTest(testtools.TestCase):
 
     @SETTINGS
     @hypothesis.given(snapshots(policies=['balanced']), st.integers(0, 3))
-    def test_destinations_keep_the_margin_under_balanced(self, snap, seed):
+    def test_destinations_keep_the_margin_or_stay_under_inside_it(
+            self, snap, seed):
+        cfg = snap.config
         plan = planner.plan(snap, filters(seed))
-        margin = snap.config.margin
-        for _, _, _, dst, _, after in replay(snap, plan):
+        room = planner.pool_room(snap.hosts, cfg)
+        for move, _, src, dst, _, after in replay(snap, plan):
             cpu, ram = after[dst.name]
-            self.assertLessEqual(cpu, dst.cpu_threshold - margin + EPSILON)
+            if not move.expected.get('inside_margin'):
+                self.assertLessEqual(cpu, dst.cpu_threshold - cfg.margin
+                                     + EPSILON)
+                if ram is not None:
+                    self.assertLessEqual(
+                        ram, dst.ram_threshold - cfg.margin + EPSILON)
+                continue
+            # Inside the margin: past it, in a warm pool, and under the
+            # threshold by more than the pool's graded margin.
+            pool = src.pool if cfg.mode == 'aggregate' else None
+            graded = min(max(room[pool], 0.0), cfg.margin)
+            self.assertAlmostEqual(graded, move.expected['graded_margin'],
+                                   places=3)
+            self.assertLess(graded, cfg.margin)
+            self.assertTrue(
+                cpu > dst.cpu_threshold - cfg.margin + EPSILON
+                or (ram is not None
+                    and ram > dst.ram_threshold - cfg.margin + EPSILON))
+            self.assertLess(cpu, dst.cpu_threshold - graded + EPSILON)
             if ram is not None:
-                self.assertLessEqual(
-                    ram, dst.ram_threshold - margin + EPSILON)
+                self.assertLess(ram, dst.ram_threshold - graded + EPSILON)
+            self.assertIn('inside the margin', move.reason)
+
+    @SETTINGS
+    @hypothesis.given(snapshots(policies=['balanced']), st.integers(0, 3))
+    def test_no_return_and_no_load_back_inside_the_margin(self, snap, seed):
+        plan = planner.plan(snap, filters(seed))
+        came = came_from(snap)
+        for move, inst, src, dst, _, _ in replay(snap, plan):
+            self.assertNotIn(dst.name, inst.left)
+            if move.expected.get('inside_margin'):
+                self.assertNotIn(dst.name, came[src.name])
+            came[dst.name].update(inst.left + (src.name,))
+
+    @SETTINGS
+    @hypothesis.given(snapshots(policies=['balanced']), st.integers(0, 3),
+                      st.lists(st.lists(st.integers(-15, 15),
+                                        min_size=len(HOSTS),
+                                        max_size=len(HOSTS)),
+                               min_size=2, max_size=6))
+    def test_no_ping_pong_over_periods(self, snap, seed, drifts):
+        # Periods closer together than no_return_time: each plan's moves
+        # complete and loads drift.  No instance goes back to a host it
+        # left, and no move inside the margin sends load back to a host it
+        # came from while it is still there.
+        candidates = filters(seed)
+        for drift in drifts:
+            plan = planner.plan(snap, candidates)
+            came = came_from(snap)
+            for move, inst, src, dst, _, _ in replay(snap, plan):
+                self.assertNotIn(dst.name, inst.left)
+                if move.expected.get('inside_margin'):
+                    self.assertNotIn(dst.name, came[src.name])
+                came[dst.name].update(inst.left + (src.name,))
+            snap = advance(snap, plan, drift)
 
     @SETTINGS
     @hypothesis.given(snapshots(policies=['balanced']), st.integers(0, 3))
