@@ -22,6 +22,9 @@ simulator's first metric) by what the planner recorded:
   ``margin``, or only under its threshold) but the load rose, or a
   partial relief and why no further move was planned.
 
+It also counts the planned moves made inside the margin (the ``balanced``
+policy's second pass in a warm pool, ``expected['inside_margin']``).
+
 Run in the simulator's virtualenv (``tox -e bench-rebalance``'s, or any
 with the package installed), with the simulator's own options::
 
@@ -43,6 +46,8 @@ from nova_drs_scheduler.simulate import strategies
 _NOTE = re.compile(r'^host (?P<host>\S+): (?P<head>violated, no move|still '
                    r'projected over after \d+ move\(s\), no further move): '
                    r'(?P<detail>.*)$')
+#: Where a note gives the refusals of the second pass, inside the margin.
+_INSIDE = '; inside the margin: '
 #: Instance names may hold spaces; rules do not.
 _INSTANCE = re.compile(r'^instance .+?: (?P<rules>\d+x \S+(?:, \d+x \S+)*|'
                        r'no allowed destination)$')
@@ -63,8 +68,14 @@ def reason(detail: str) -> str:
     gain, that is the reason; else it is the set of planner rules that
     refused the others (Nova's filters and violated hosts left out), e.g.
     ``no destination: margin+no-return``, or ``none allowed`` when only
-    those refused them.
+    those refused them.  When the pool was warm and the second pass, inside
+    the margin, found nothing either, its rules follow:
+    ``no destination: margin; inside it: came-from+graded-margin``.
     """
+    if _INSIDE in detail:
+        outside, inside = detail.split(_INSIDE, 1)
+        return (f'{reason(outside)}; inside it: '
+                f'{reason(inside).removeprefix("no destination: ")}')
     if detail.startswith('limit:'):
         return detail
     if detail.startswith('no movable instance'):
@@ -102,12 +113,17 @@ class Recorder(strategies.PlannerStrategy):
         super().__init__(config, policy)
         self.counts = collections.Counter()
         self.episodes = collections.Counter()
+        #: Planned moves, and those made inside the margin.
+        self.moves = collections.Counter()
         self._last = None
         self._length = collections.Counter()
 
     def plan(self, view) -> tuple:
         result, built, decided = self.decide(view)
         self._classify(view)
+        self.moves['planned'] += len(result.moves)
+        self.moves['inside the margin'] += sum(
+            bool(m.expected.get('inside_margin')) for m in result.moves)
         notes = {}
         for note in result.notes:
             match = _NOTE.match(note)
@@ -181,6 +197,7 @@ def diagnose(argv: list, policy: str, arrival_periods: int) -> dict:
                            'scorecard\'s overloaded host-periods')
     return {'run': cli.describe(cli.parser().parse_args(argv)),
             'summary': summary, 'counts': dict(recorder.counts),
+            'moves': dict(recorder.moves),
             'episodes': {str(k): v for k, v in
                          sorted(recorder.episodes.items())}}
 
@@ -194,6 +211,9 @@ def markdown(results: list) -> str:
     lines.append('| overloaded host-periods / migrations | ' + ' | '.join(
         f"**{t}** / {r['summary']['migrations']}"
         for t, r in zip(total, results, strict=True)) + ' |')
+    lines.append('| planned moves inside the margin | ' + ' | '.join(
+        f"{r['moves']['inside the margin']} of {r['moves']['planned']}"
+        for r in results) + ' |')
     lines.append('| DRS-caused (any period of an episode) | ' + ' | '.join(
         str(r['summary']['drs_caused_overloaded_host_periods'])
         for r in results) + ' |')

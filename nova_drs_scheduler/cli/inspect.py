@@ -113,6 +113,21 @@ def _moves_table(record: dict, names: dict):
                       'cost\n(core-min)', 'why'], rows)
 
 
+#: Where a move's reason says why it went inside the margin.
+_INSIDE = '; inside the margin: '
+
+
+def _inside_tables(moves: list, names: dict) -> list:
+    """The moves made inside the margin (a warm pool's second pass), with
+    the margin their destination kept and why; none when there are none."""
+    rows = [[output.server(m['instance'], names), m['destination'],
+             output.number(m['expected'].get('graded_margin')),
+             m.get('reason', '').partition(_INSIDE)[2]]
+            for m in moves if m.get('expected', {}).get('inside_margin')]
+    return [('Moves inside the margin',
+             ['server', 'to', 'margin kept', 'why'], rows)] if rows else []
+
+
 def _skipped(record: dict):
     if record.get('skipped'):
         raise errors.CLIError(f'no plan: {record["skipped"]}', errors.CLOUD)
@@ -166,6 +181,7 @@ def _explain_host(args, record, verdict) -> int:
     tables = [('', ['host', 'state', 'why'],
                [[verdict['host'], _state(verdict), verdict.get('reason')]]),
               _moves_table({'moves': moves}, names)]
+    tables += _inside_tables(moves, names)
     for move in moves:
         tables += [_alternatives_table(move, names),
                    _rejections_table(move, names)]
@@ -207,6 +223,7 @@ def _explain_instance(args, record, uuid) -> int:
                [[uuid, names.get(uuid) or '-', host, why]])]
     if chosen:
         tables.append(_moves_table({'moves': chosen}, names))
+        tables += _inside_tables(chosen, names)
     for move in chosen or considered:
         tables += [_alternatives_table(move, names),
                    _rejections_table(move, names)]

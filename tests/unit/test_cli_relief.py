@@ -168,3 +168,20 @@ class ExplainTest(CLITestBase):
                    if line.startswith('i2 vm-i2'))
         self.assertEqual(['host2', 'host3', '70', '-', '-', '-'],
                          row.split()[2:8])
+
+    def test_a_move_inside_the_margin_says_so_and_why(self):
+        chosen = self.record['moves'][0]
+        chosen['expected'].update(inside_margin=True, graded_margin=0.0)
+        chosen['reason'] += ('; balanced: cures the host; inside the '
+                             'margin: no allowed destination keeps the '
+                             'margin of 5 points')
+        for subject in ('host1', 'vm-i1'):
+            code, text = self.explain(subject)
+            self.assertEqual(errors.ACTION, code)
+            table = text.split('Moves inside the margin\n', 1)[1]
+            row = next(line for line in table.splitlines()
+                       if line.startswith('i1 vm-i1'))
+            self.assertEqual(['host3', '0', 'no', 'allowed'],
+                             row.split()[2:6])
+        self.assertNotIn('inside the margin', self.explain('host2')[1])
+

@@ -56,10 +56,25 @@ class ReasonTest(testtools.TestCase):
                          self.tool.reason(_detail(plan, 'warm')))
 
     def test_no_destination_within_margin(self):
-        hosts = [h.host('hot', 95.0, counter=1), h.host('a', 70.0)]
+        # A cool pool ('idle', which a filter refuses, cools it): the
+        # margin is the whole reason.
+        hosts = [h.host('hot', 95.0, counter=1), h.host('a', 70.0),
+                 h.host('idle', 0.0)]
         plan = planner.plan(h.snapshot(hosts, [h.instance('i1', 'hot', 2.0)]),
-                            h.allow_all)
+                            h.allow_except({'idle': 'CoreFilter'}))
         self.assertEqual('no destination: margin',
+                         self.tool.reason(_detail(plan, 'hot')))
+
+    def test_no_destination_inside_the_margin_either(self):
+        # A warm pool: the second pass refused 'a' (90 %) and 'back' (an
+        # instance of 'hot' came from it).
+        hosts = [h.host('hot', 95.0, counter=1), h.host('a', 70.0),
+                 h.host('back', 60.0)]
+        instances = [h.instance('i1', 'hot', 2.0),
+                     h.instance('i0', 'hot', 0.1, left=('back',))]
+        plan = planner.plan(h.snapshot(hosts, instances), h.allow_all)
+        self.assertEqual('no destination: margin; inside it: '
+                         'came-from+graded-margin',
                          self.tool.reason(_detail(plan, 'hot')))
 
     def test_filters_are_not_the_reason(self):
@@ -133,3 +148,32 @@ class ReplayTest(testtools.TestCase):
         # The simulator's own DRS-caused count: the arrival's first
         # period and the one after.
         self.assertEqual([0, 1, 1], self.caused)
+
+    def test_moves_inside_the_margin_are_counted(self):
+        # Three hosts of 10 CPUs, two 8-vCPU VMs each (0.8 point per
+        # percent): host-0 at 8 + 77 = 85 %, host-1 at 72 %, host-2 at
+        # 70 %, a warm pool.  vm0 (8 points) goes to host-2, inside the
+        # margin; the markdown says so.
+        tool = _tool()
+        config = model.PlannerConfig()
+        trace = traces.Trace(tuple(f'vm{i}' for i in range(6)),
+                             ((10.0, 45.0, 43.75, 96.25, 45.0, 43.75),) * 3,
+                             60)
+        vms = cluster.assign_flavors(trace.names,
+                                     (cluster.Flavor('f', 8, 1024),), 0)
+        spec = cluster.ClusterSpec(hosts=3, host_vcpus=10,
+                                   host_memory_mb=65536,
+                                   cpu_allocation_ratio=4.0)
+        windows = functools.partial(
+            metrics.MetricsWindows, 1, 1, 180, config.cpu_threshold,
+            config.ram_threshold)
+        recorder = tool.Recorder(config, 'balanced')
+        result = engine.run(trace, vms, spec, recorder,
+                            engine.Settings(config, windows))
+        self.assertEqual({'planned': 1, 'inside the margin': 1},
+                         dict(recorder.moves))
+        table = tool.markdown([{
+            'label': 'seed 1', 'summary': result.card.summary(),
+            'counts': dict(recorder.counts), 'moves': dict(recorder.moves),
+            'episodes': {}}])
+        self.assertIn('| planned moves inside the margin | 1 of 1 |', table)
