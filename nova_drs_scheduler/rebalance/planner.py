@@ -640,7 +640,7 @@ class _Planner:
             if rule:
                 failed.append((uuid, collections.Counter({rule: 1})))
                 continue
-            option, refused = self._search(source, removal, inside=inside)
+            option, refused = self._search(source, removal, None, inside)
             if option is None:
                 if unreachable is None:
                     unreachable = self._unreachable(source, inside)
@@ -653,7 +653,7 @@ class _Planner:
             rule = option and policy.refuse(option, cfg)
             if option is None:
                 failed.append((uuid, self._explain(source, removal, found,
-                                                   inside=inside)))
+                                                   inside)))
                 continue
             if rule:
                 failed.append((uuid, collections.Counter({rule: 1})))
@@ -696,7 +696,7 @@ class _Planner:
             current, _known(host.cpu_expected, host.cpu_percent) + shift,
             host.cpu_deviation or 0.0)
 
-    def _search(self, source, removal, allowed=None, inside=False):
+    def _search(self, source, removal, allowed, inside):
         """The policy's preferred destination for one removal among the
         indexed hosts of the source's pool (and in ``allowed`` if given);
         ``inside``: among those and the hosts resting at the margin, judged
@@ -788,7 +788,7 @@ class _Planner:
             barred.update(dict.fromkeys(instance.left, 'no-return'))
         return barred
 
-    def _unreachable(self, source, inside=False):
+    def _unreachable(self, source, inside):
         """Per rule, the hosts refused for any instance of ``source``: all
         but the hosts of its pool that ``_search`` scans and counts.
 
@@ -810,7 +810,7 @@ class _Planner:
             self._unreachable_by_pool[pool, inside] = counts
         return counts - collections.Counter({self.barred[source.name]: 1})
 
-    def _explain(self, source, removal, found, record=None, inside=False):
+    def _explain(self, source, removal, found, inside, record=None):
         """Count, per rule, the hosts refused for one removal (the filters'
         rejections included); append a Rejection per planner refusal to
         ``record`` when given; ``inside``: judged inside the margin.  Hot
@@ -882,9 +882,9 @@ class _Planner:
                 f'average {warm} threshold - margin), so the margin is '
                 f'graded to {margin:.1f}: {host.name} ends '
                 f'{_fmt("at", option.destination_cpu, ram)}, under '
-                f'{host.cpu_threshold - margin:g}%'
+                f'{host.cpu_threshold - margin:.1f}%'
                 + ('' if ram is None
-                   else f' and {host.ram_threshold - margin:g}%'))
+                   else f' and {host.ram_threshold - margin:.1f}%'))
 
     def _apply(self, source, option, found, scored, failed, reason=None,
                goal=model.BALANCE, estimate=None, inside=False):
@@ -892,7 +892,7 @@ class _Planner:
         instance = removal.instance
         dest = option.destination.name
         rejected = list(found.rejected)
-        self._explain(source, removal, found, record=rejected, inside=inside)
+        self._explain(source, removal, found, inside, record=rejected)
         # A second pass may still choose a host outside the margin.
         inside = inside and self._outside(
             option.destination, option.destination_cpu,

@@ -625,7 +625,7 @@ class InsideMarginTest(base.RebalanceTestBase):
         self.assertAlmostEqual(78.0, move['expected']['destination_cpu'])
         self.assertIn('inside the margin: no allowed destination keeps the '
                       'margin of 5 points', move['reason'])
-        self.assertIn('host3 ends at cpu 78.0%, under 80%', move['reason'])
+        self.assertIn('host3 ends at cpu 78.0%, under 80.0%', move['reason'])
         host2 = self._rejection(move, 'host2')
         self.assertEqual('graded-margin', host2['rule'])
         self.assertIn('projected cpu 80.0%', host2['detail'])

@@ -2,6 +2,7 @@
 
 import testtools
 
+from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import planner
 from tests import snapshots as h
 
@@ -84,7 +85,7 @@ class BalancedChoiceTest(testtools.TestCase):
         [move] = plan(hosts, [h.instance('i1', 'hot', 1.0)]).moves
         self.assertTrue(move.expected['inside_margin'])
         self.assertIn('margin is graded to 0.0: rising ends at cpu 75.5%, '
-                      'under 80%', move.reason)
+                      'under 80.0%', move.reason)
 
     def test_destination_is_judged_at_exactly_its_expected_load(self):
         # 'dipped' reads 20% but usually carries 70%: judged at 80% > 75,
@@ -251,6 +252,21 @@ class BalancedChoiceTest(testtools.TestCase):
                               h.instance('small', 'hot', 2.0)])
         self.assertEqual(['small'], [m.instance for m in result.moves])
         self.assertIn({'instance': 'big', 'rejected': {'margin': 1}},
+                      result.moves[0].alternatives)
+
+    def test_an_instance_nova_allows_nowhere_does_not_stop_the_next(self):
+        # 'big' ranks first (95 -> 65 %) but Nova's filters refuse it
+        # everywhere; 'small' (95 -> 75 %) still moves.
+        def candidates(instance, snap):
+            if instance.uuid == 'big':
+                return model.Candidates(
+                    allowed=[], rejected=[model.Rejection('cold', 'Fake')])
+            return h.allow_all(instance, snap)
+        hosts = [h.host('hot', 95.0, counter=1), h.host('cold', 10.0)]
+        result = plan(hosts, [h.instance('big', 'hot', 3.0),
+                              h.instance('small', 'hot', 2.0)], candidates)
+        self.assertEqual(['small'], [m.instance for m in result.moves])
+        self.assertIn({'instance': 'big', 'rejected': {'Fake': 1}},
                       result.moves[0].alternatives)
 
     def test_min_improvement_counts_the_destination_peak(self):

@@ -144,7 +144,7 @@ class PlannerRuleTest(testtools.TestCase):
         instances = [h.instance('i1', 'hot', 1.0)]
         result = planner.plan(h.snapshot(hosts, instances), h.allow_all)
         self.assertEqual((), result.moves)
-        self.assertIn('cost-benefit', result.notes[0])
+        self.assertIn('instance i1: 1x cost-benefit', result.notes[0])
         off = planner.plan(h.snapshot(hosts, instances, benefit_horizon=0),
                            h.allow_all)
         self.assertEqual(['i1'], [m.instance for m in off.moves])
@@ -162,7 +162,8 @@ class PlannerRuleTest(testtools.TestCase):
             trends={'swinging': (1.0, 1.5), 'smooth': (0.8, None)})
         result = planner.plan(snapshot, h.allow_all)
         self.assertEqual(['smooth'], [m.instance for m in result.moves])
-        self.assertIn('cost-benefit', str(result.moves[0].alternatives))
+        self.assertIn({'instance': 'swinging', 'rejected': {
+            'cost-benefit': 1}}, result.moves[0].alternatives)
 
     def test_leveling_moves_pass_the_same_rule(self):
         hosts = [h.host('hot', 78.0, rise_rate=5.0, cpu_expected=78.0,

@@ -481,6 +481,8 @@ class BalancedFallbackTest(testtools.TestCase):
              'least loaded allowed host (projected cpu 88.0%): the balanced '
              'policy accepts none (1x excluded, 1x margin)'],
             [m.reason for m in result.moves])
+        # A drain past the margin is a fallback, not a move inside it.
+        self.assertNotIn('inside_margin', result.moves[0].expected)
 
     def test_a_fallback_destination_takes_the_next_instance_too(self):
         # Refused by the policy at its current load, it is not indexed:
