@@ -129,7 +129,7 @@ class BalancedPolicy(base.Policy):
         # Strictly under: at the graded margin 0, a destination is still
         # not over its threshold after the move.  Ranked without the
         # spread: in a warm pool the host with the most room comes first
-        # (ranking the smooth one first made a third more overloaded
+        # (ranking the smooth one first made a quarter more overloaded
         # host-periods on the step benchmark).
         if cpu >= host.cpu_threshold - margin or (
                 ram is not None and ram >= host.ram_threshold - margin):
