@@ -17,7 +17,8 @@ def _run(row, seed=1, trace='t', **figures):
                worst_overload_percent=90.0, unserved_core_minutes=0.0,
                migrations=5, gb_moved=10.0, ping_pongs=0, short_periods=0,
                failed_migrations=0, standbys=0, wakes=0,
-               standby_drain_seconds=[])
+               standby_drain_seconds=[], capture_bar=60.0, bound_kwh=8.0,
+               bound_all_on_kwh=10.5, bound_host_hours_on=80.0)
     run.update(figures)
     return run
 
@@ -53,34 +54,66 @@ class BenchPowerTest(testtools.TestCase):
                         'standby_drain_minutes_max')))
 
     def test_failed_names_each_check(self):
-        ours = _run('x', energy_kwh=9.0, overloaded_host_periods=3,
-                    migrations=4)
+        balanced = _run('balanced', energy_kwh=10.0, bound_kwh=8.0,
+                        overloaded_host_periods=200,
+                        unserved_core_minutes=10.0)
+        # Half the bound's saving, 10 % more overload and unserved demand.
+        ours = _run('x', energy_kwh=9.0, overloaded_host_periods=220,
+                    unserved_core_minutes=11.0)
+        self.assertEqual('', self.bench.failed(ours, balanced, 50.0))
+        self.assertEqual('', self.bench.failed(ours, balanced, None))
+        worse = _run('x', energy_kwh=9.1, overloaded_host_periods=221,
+                     unserved_core_minutes=11.1, short_periods=1)
+        self.assertEqual('couz', self.bench.failed(worse, balanced, 50.0))
+
+    def test_under_100_overloaded_host_periods_ten_more_are_allowed(self):
+        balanced = _run('balanced', overloaded_host_periods=20)
         self.assertEqual('', self.bench.failed(
-            ours, _run('balanced', energy_kwh=9.5),
-            _run('w', energy_kwh=9.0, overloaded_host_periods=4,
-                 migrations=5)))
-        # Same energy as balanced, more than Watcher, as many overloaded
-        # host-periods and migrations: every check fails.
-        self.assertEqual('esom', self.bench.failed(
-            ours, _run('balanced', energy_kwh=9.0),
-            _run('w', energy_kwh=8.0, overloaded_host_periods=3,
-                 migrations=4)))
+            _run('x', overloaded_host_periods=30), balanced, None))
+        self.assertEqual('o', self.bench.failed(
+            _run('x', overloaded_host_periods=31), balanced, None))
+
+    def test_nothing_to_capture_passes_c(self):
+        balanced = _run('balanced', energy_kwh=10.0, bound_kwh=10.0)
+        self.assertEqual('', self.bench.failed(
+            _run('x', energy_kwh=10.0), balanced, 75.0))
 
     def test_bar_per_trace_sum_and_seed(self):
         b = self.bench
         runs = []
-        for seed, ours_kwh in ((1, 9.0), (2, 11.0)):
+        for seed, ours_kwh in ((1, 8.5), (2, 9.5)):
             runs += [_run(b.BALANCED, seed, energy_kwh=10.0),
-                     _run(b.OURS, seed, energy_kwh=ours_kwh,
-                          overloaded_host_periods=1, migrations=1),
-                     _run(b.VMC, seed, energy_kwh=12.0)]
+                     _run(b.OURS, seed, energy_kwh=ours_kwh)]
         text, met = b.bar(runs)
         lines = [line for line in text.splitlines()
                  if line.split('|')[1].strip() == 't']
-        # The sum (20 kWh against 20) fails e; seed 1 passes; seed 2 fails.
-        self.assertEqual(['no (e)', 'yes', 'no (e)'],
+        # The bound saves 2 kWh a seed: the sum captures 50 % (bar 60);
+        # seed 1 75 %, seed 2 25 %.
+        self.assertEqual(['no (c)', 'yes', 'no (c)'],
                          [line.split('|')[-2].strip() for line in lines])
+        self.assertEqual(['50 (60)', '75 (60)', '25 (60)'],
+                         [line.split('|')[3].strip() for line in lines])
         self.assertFalse(met)
+
+    def test_capture_bar_by_trace(self):
+        self.assertEqual((75.0, 75.0, 60.0, None), (
+            self.bench._capture_bar(True, 70.0),
+            self.bench._capture_bar(True, 50.0),
+            self.bench._capture_bar(False, 50.0),
+            self.bench._capture_bar(False, 70.0)))
+
+    def test_table_shows_the_bound_and_the_share_captured(self):
+        b = self.bench
+        runs = [_run(row, energy_kwh=kwh) for row, kwh in (
+            (b.NONE, 10.0), (b.BALANCED, 10.0), (b.OURS, 9.0),
+            (b.VMC, 7.0))]
+        text = b.table(runs)
+        rows = {line.split('|')[1].strip(): line.split('|')[4].strip()
+                for line in text.splitlines() if line.startswith('|')}
+        self.assertEqual(('50', '150', '100'), (
+            rows[b.OURS], rows[b.VMC], rows['hindsight bound']))
+        self.assertIn('the bound with every host on: 10.5 kWh, balanced '
+                      '10 kWh', text)
 
     def test_saved_against_balanced(self):
         self.assertEqual('25.0', self.bench._saved(
