@@ -1,68 +1,30 @@
 """CPU contention from a real Prometheus: node_exporter's CPU pressure and
 the libvirt exporter's vCPU wait, through the default queries."""
 
-import time
-import types
-
-from nova import test
-
 from nova_drs_scheduler import conf
-from nova_drs_scheduler import log_once
-from nova_drs_scheduler.rebalance import sources
 from tests import realservers
-from tests.functional.telemetry import exporter as drs_exporter
+from tests.functional.telemetry import test_prometheus_source as base
 
-RATE_WINDOW = 6
-UUID_A = 'aaaaaaaa-0000-4000-8000-000000000001'
-UUID_B = 'bbbbbbbb-0000-4000-8000-000000000002'
-UUID_C = 'cccccccc-0000-4000-8000-000000000003'
 LOG_NAME = 'nova_drs_scheduler.rebalance.sources.prometheus'
-QUERIES = ('host_cpu_query', 'instance_cpu_query', 'host_contention_query',
-           'instance_contention_query')
 
 
-def instance(uuid, vcpus=2):
-    return types.SimpleNamespace(uuid=uuid, vcpus=vcpus, host='any')
-
-
-def shrunk(query):
-    """``query`` with its 5m rate() window shrunk, so that it fills in
-    seconds (rate() divides by the window, so it reads low till full)."""
-    return query.replace('[5m]', f'[{RATE_WINDOW}s]')
-
-
-class PrometheusContentionTest(test.NoDBTestCase):
+class PrometheusContentionTest(base.RealPrometheusTestCase):
     """compute1 is starved (CPU at 100 %, 1.5 cores waiting, its two
     instances' vCPUs waiting 1.0 and 0.5 cores); compute2's kernel has no
     PSI: it exports no pressure series, and its instance no vCPU wait."""
 
+    WAIT = {'host_cpu_query': 2, 'instance_cpu_query': 3,
+            'host_contention_query': 1, 'instance_contention_query': 2}
+
     @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        drs_exporter.start_class_servers(cls)
-        cls.exporter.set_host('compute1', cpu=100, ram=40, waiting=1.5)
-        cls.exporter.set_host('compute2', cpu=60, ram=40)
-        cls.exporter.set_instance('compute1', UUID_A, 1.0, wait=1.0)
-        cls.exporter.set_instance('compute1', UUID_B, 0.8, wait=0.5)
-        cls.exporter.set_instance('compute2', UUID_C, 0.5)
-        cls.exporter.set_gauge('drs_test_wait', 2.0, host='compute1')
-        cls.exporter.set_gauge('drs_test_wait', float('nan'),
-                               host='compute2')
-        cls.queries = {name: shrunk(getattr(conf.prometheus, name.upper()))
-                       for name in QUERIES}
-        cls.prometheus.wait_for(cls.queries['host_contention_query'], 1)
-        cls.prometheus.wait_for(cls.queries['instance_contention_query'], 2)
-        time.sleep(RATE_WINDOW)
-
-    def setUp(self):
-        super().setUp()
-        log_once.reset()
-        self.flags(metrics_source='prometheus', group='drs')
-        self.flags(url=self.prometheus.url, group='drs_prometheus',
-                   **self.queries)
-
-    def source(self):
-        return sources.load(conf.CONF)
+    def publish(cls, exporter):
+        exporter.set_host('compute1', cpu=100, ram=40, waiting=1.5)
+        exporter.set_host('compute2', cpu=60, ram=40)
+        exporter.set_instance('compute1', base.UUID_A, 1.0, wait=1.0)
+        exporter.set_instance('compute1', base.UUID_B, 0.8, wait=0.5)
+        exporter.set_instance('compute2', base.UUID_C, 0.5)
+        exporter.set_gauge('drs_test_wait', 2.0, host='compute1')
+        exporter.set_gauge('drs_test_wait', float('nan'), host='compute2')
 
     def waiting(self, hosts=('compute1', 'compute2')):
         return {host: sample.cpu_waiting for host, sample in
@@ -82,7 +44,7 @@ class PrometheusContentionTest(test.NoDBTestCase):
         realservers.eventually(check)
 
     def test_libvirt_vcpu_wait_summed_per_host(self):
-        self.flags(host_contention_query=shrunk(
+        self.flags(host_contention_query=base.shrunk(
             conf.prometheus.LIBVIRT_HOST_CONTENTION_QUERY),
             group='drs_prometheus')
 
@@ -94,14 +56,15 @@ class PrometheusContentionTest(test.NoDBTestCase):
         realservers.eventually(check)
 
     def test_libvirt_vcpu_wait_per_instance(self):
+        uuids = (base.UUID_A, base.UUID_B, base.UUID_C)
+
         def check():
             measured = self.source().instance_loads_within(
-                None, [instance(UUID_A), instance(UUID_B),
-                       instance(UUID_C)], None)
-            self.assertEqual({UUID_A, UUID_B}, set(measured.waits))
-            self.assertAlmostEqual(1.0, measured.waits[UUID_A], delta=0.05)
-            self.assertAlmostEqual(0.5, measured.waits[UUID_B], delta=0.05)
-            self.assertEqual({UUID_A, UUID_B, UUID_C}, set(measured.loads))
+                None, [base.instance(uuid) for uuid in uuids], None)
+            self.assertEqual(set(uuids), set(measured.loads))
+            self.assertEqual(set(uuids[:2]), set(measured.waits))
+            self.assertAlmostEqual(1.0, measured.waits[uuids[0]], delta=0.05)
+            self.assertAlmostEqual(0.5, measured.waits[uuids[1]], delta=0.05)
 
         realservers.eventually(check)
 
