@@ -42,6 +42,12 @@ exponentially weighted rate of them, per hour, with a half-life of
 (``planner``).  It measures the workload, not the planner: moves change
 where load sits, not how often it jumps.
 
+Contention: a sample may carry the cores of demand that waited for a CPU
+(``HostSample.cpu_waiting``), what a CPU capped at 100 % cannot show.  It
+is averaged over the window as CPU is, but only while the newest sample
+has it: a host whose source stopped measuring it is seen by its CPU alone
+at once, not by an old average (``HostStatus.cpu_waiting`` None).
+
 Time is explicit: :meth:`MetricsWindows.update` takes ``now`` in seconds on
 the same clock as the samples' timestamps (wall clock live, simulated time in
 the simulator), and nothing here reads a clock.
