@@ -44,6 +44,8 @@ def tradeoff_png(rows: list, title: str, directory: str, name: str) -> str:
     axes.set_ylabel('unserved core-minutes (mean over the seeds)')
     axes.set_title(title, fontsize=10)
     axes.grid(alpha=0.3)
+    # Room for the labels of the points at the edges.
+    axes.margins(x=0.25, y=0.1)
     figure.tight_layout()
     path = os.path.join(directory, f'tradeoff-{name}.png')
     figure.savefig(path, dpi=100)
