@@ -39,15 +39,23 @@ def tradeoff_png(rows: list, title: str, directory: str, name: str) -> str:
                       textcoords='offset points', xytext=(5, 4))
     handles, labels = axes.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
-    axes.legend(unique.values(), unique.keys())
+    axes.legend(unique.values(), unique.keys(), loc='lower right')
     axes.set_xlabel('migrations (mean over the seeds)')
     axes.set_ylabel('unserved core-minutes (mean over the seeds)')
     axes.set_title(title, fontsize=10)
     axes.grid(alpha=0.3)
-    # Room for the labels of the points at the edges.
-    axes.margins(x=0.25, y=0.1)
+    # Both axes from 0, so that distances between rows read as
+    # proportions, with room for the labels of the farthest points.
+    axes.set_xlim(0, 1.3 * _reach(rows, 'migrations') or 1)
+    axes.set_ylim(0, 1.2 * _reach(rows, 'unserved_core_minutes') or 1)
     figure.tight_layout()
     path = os.path.join(directory, f'tradeoff-{name}.png')
     figure.savefig(path, dpi=100)
     pyplot.close(figure)
     return path
+
+
+def _reach(rows: list, key: str) -> float:
+    """The farthest a row's ``key`` goes: mean plus its spread."""
+    return max(mean + (spread or 0.0) for mean, spread in
+               (row[key] for row in rows))
