@@ -14,6 +14,22 @@ _lock = threading.Lock()
 
 def warning(logger, key: tuple, msg: str, *args) -> bool:
     """Log ``msg`` at WARNING the first time ``key`` is seen."""
+    if not _first(key):
+        return False
+    logger.warning(msg, *args)
+    return True
+
+
+def info(logger, key: tuple, msg: str, *args) -> bool:
+    """Log ``msg`` at INFO the first time ``key`` is seen: an expected
+    gap worth one line, not an alarm."""
+    if not _first(key):
+        return False
+    logger.info(msg, *args)
+    return True
+
+
+def _first(key: tuple) -> bool:
     with _lock:
         if key in _seen:
             _seen.move_to_end(key)
@@ -21,7 +37,6 @@ def warning(logger, key: tuple, msg: str, *args) -> bool:
         _seen[key] = True
         if len(_seen) > _MAX_KEYS:
             _seen.popitem(last=False)
-    logger.warning(msg, *args)
     return True
 
 

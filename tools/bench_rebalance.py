@@ -14,7 +14,9 @@
    100, 300 and 1000 hosts with 20 VMs per host (20000 VMs at 1000 hosts),
    on hosts small enough for those VMs to load them to about 60 %.
 
-Every table is printed as Markdown and written under ``--output-dir``.
+Every table is printed as Markdown and written under ``--output-dir``,
+with one plot per trace: each row's unserved core-minutes against its
+migrations (``tradeoff-TRACE.png``).
 """
 
 import argparse
@@ -33,7 +35,10 @@ from benchlib.rebalance.markdown import bar_markdown
 from benchlib.rebalance.markdown import headline_markdown
 from benchlib.rebalance.markdown import plain_markdown
 from benchlib.rebalance.markdown import quality_markdown
+from benchlib.rebalance.markdown import run_line
 from benchlib.rebalance.markdown import seed_markdown
+from benchlib.rebalance.plot import trace_name
+from benchlib.rebalance.plot import tradeoff_png
 from benchlib.rebalance.runs import reused
 from benchlib.rebalance.runs import run_one
 from benchlib.rebalance.runs import simulate_argv
@@ -69,16 +74,7 @@ def quality(args) -> int:
                       f"inside Watcher: {run['error']}", flush=True)
                 failures.append(run)
                 continue
-            print(f"seed {run['seed']}: {run['strategy']}: "
-                  f"{run['overloaded_host_periods']} overloaded host-periods"
-                  f" ({run['drs_caused_overloaded_host_periods']} "
-                  f"DRS-caused), {run['migrations']} migrations, "
-                  f"{run['gb_moved']} GB, "
-                  f"{run['instance_minutes_in_migration']} instance-min in "
-                  f"migration, {run['ping_pongs']} ping-pongs, worst "
-                  f"{run['worst_overload_percent']} %, "
-                  f"{run['unserved_core_minutes']} unserved core-min",
-                  flush=True)
+            print(run_line(run), flush=True)
             runs.append(run)
     table = aggregate(runs)
     result = single_setting_checks(table, args.bursts)
@@ -86,7 +82,8 @@ def quality(args) -> int:
     loads = sorted({r['mean_load'] for r in runs})
     source = cli.describe(cli.parser().parse_args(
         list(simulate_argv(args, seeds[0]))))
-    print(f'\n{source.replace(f" (seed {seeds[0]})", "")}, seeds '
+    trace = source.replace(f' (seed {seeds[0]})', '')
+    print(f'\n{trace}, seeds '
           f'{", ".join(map(str, seeds))}: {hosts[0]}-{hosts[-1]} hosts, '
           f'mean host CPU {loads[0]}-{loads[-1]} %; mean ± standard '
           f'deviation over the seeds')
@@ -110,6 +107,8 @@ def quality(args) -> int:
               'or GB, p: a ping-pong, w: above none):')
         print(bar_markdown(bar))
     os.makedirs(args.output_dir, exist_ok=True)
+    plot = tradeoff_png(table, trace, args.output_dir, trace_name(args))
+    print(f'wrote {plot}')
     path = os.path.join(args.output_dir, 'quality.json')
     with open(path, 'w') as stream:
         json.dump({'source': source, 'seeds': seeds, 'runs': runs,

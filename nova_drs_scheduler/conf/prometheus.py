@@ -2,7 +2,11 @@
 
 Defaults match node_exporter for hosts and the libvirt exporter that
 Kolla-Ansible and OpenStack-Helm deploy (``libvirt_domain_*`` series with a
-``libvirt_domain_openstack_info`` join) for instances.
+``libvirt_domain_openstack_info`` join) for instances.  CPU contention, the
+demand a CPU capped at 100 % cannot show, is read from node_exporter's CPU
+pressure (PSI) for hosts and from the libvirt exporter's vCPU wait for
+instances; :data:`LIBVIRT_HOST_CONTENTION_QUERY` reads a host's from its
+instances' vCPU wait instead (doc/rebalancer.md).
 """
 
 import re
@@ -21,6 +25,18 @@ HOST_RAM_QUERY = ('100 * (1 - node_memory_MemAvailable_bytes '
 INSTANCE_CPU_QUERY = (
     'sum by (instance_id) ('
     'rate(libvirt_domain_info_cpu_time_seconds_total[5m]) '
+    '* on (instance, domain) group_left(instance_id) '
+    'libvirt_domain_openstack_info)')
+
+# Contention queries answer cores waiting for a CPU (seconds waited per
+# second).  PSI's "some" counter is the time at least one task waited, so
+# it reads as one core waiting that long: a lower bound.
+HOST_CONTENTION_QUERY = 'rate(node_pressure_cpu_waiting_seconds_total[5m])'
+LIBVIRT_HOST_CONTENTION_QUERY = (
+    'sum by (instance) (rate(libvirt_domain_vcpu_wait_seconds_total[5m]))')
+INSTANCE_CONTENTION_QUERY = (
+    'sum by (instance_id) ('
+    'rate(libvirt_domain_vcpu_wait_seconds_total[5m]) '
     '* on (instance, domain) group_left(instance_id) '
     'libvirt_domain_openstack_info)')
 
@@ -45,6 +61,29 @@ OPTS = [
         help='PromQL instant query returning each instance\'s CPU use in '
              'cores (CPU seconds per second), labelled with '
              '``instance_label`` holding the Nova instance UUID.'),
+    cfg.StrOpt(
+        'host_contention_query', default=HOST_CONTENTION_QUERY,
+        help='PromQL instant query returning each host\'s CPU contention: '
+             'cores of demand waiting for a CPU (seconds waited per '
+             'second), one series per host, labelled with ``host_label``. '
+             'It shows the demand beyond 100 % that ``host_cpu_query`` '
+             'cannot. The default reads node_exporter\'s CPU pressure '
+             '(PSI, ``node_pressure_cpu_waiting_seconds_total``: the time '
+             'at least one task waited, so a lower bound); ``' +
+             LIBVIRT_HOST_CONTENTION_QUERY + '`` sums the libvirt '
+             'exporter\'s vCPU wait of the host\'s instances instead. A '
+             'host without a valid series, or every host when the query '
+             'fails, is judged on its CPU alone, as the decision record '
+             'says. Empty disables it.'),
+    cfg.StrOpt(
+        'instance_contention_query', default=INSTANCE_CONTENTION_QUERY,
+        help='PromQL instant query returning the cores of each '
+             'instance\'s demand waiting for a CPU (its vCPUs\' wait, '
+             'seconds per second), labelled with ``instance_label``. The '
+             'default reads the libvirt exporter\'s '
+             '``libvirt_domain_vcpu_wait_seconds_total``. An instance '
+             'without a valid series has no contention measured. Empty '
+             'disables it.'),
     cfg.StrOpt(
         'host_label', default='instance',
         help='Label of the host queries that names the compute host.'),

@@ -38,6 +38,7 @@ from oslo_utils import timeutils
 from nova_drs_scheduler import log_once
 from nova_drs_scheduler import pacing
 from nova_drs_scheduler.rebalance import executor
+from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.rebalance import recent_moves
 
@@ -402,6 +403,8 @@ def host_snapshot(rows: HostRows, status, settings,
         cpu_expected=status.cpu_expected if judged else None,
         cpu_deviation=status.cpu_deviation if judged else None,
         rise_rate=status.rise_rate if judged else None,
+        cpu_contention=metrics.contention_percent(
+            status.cpu_waiting, rows.node.vcpus) if judged else None,
         pool=pool(settings, config),
         cpu_threshold=settings.cpu_threshold,
         ram_threshold=settings.ram_threshold,
@@ -445,7 +448,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
                    quarantine: int, no_return: int,
                    draining=frozenset(), trends=None,
-                   refused=None) -> model.Snapshot:
+                   refused=None, waits=None) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
@@ -455,8 +458,10 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
     (``metrics.LoadTrends``, already fed ``loads``), if kept;
     ``refused``: {instance uuid: {destination: migration uuid}} of the
     moves Nova's scheduler refused at start (``executor.REFUSED``),
-    which quarantine nothing.
+    which quarantine nothing; ``waits``: {instance uuid: cores waiting for
+    a CPU} as measured.
     """
+    waits = waits or {}
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
                                  config, name in draining)
              for name, rows in pacing.paced(sorted(cloud.hosts.items()))}
@@ -488,7 +493,8 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
             blocked=blocked, left=migrations.left.get(instance.uuid, ()),
             migration=how, transient=transient,
             refused=tuple(sorted(filter(None, refused.get(instance.uuid,
-                                                          ()))))))
+                                                          ())))),
+            cpu_waiting=waits.get(instance.uuid)))
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,
         inflight_by_host=migrations.inflight_by_host,

@@ -42,6 +42,12 @@ exponentially weighted rate of them, per hour, with a half-life of
 (``planner``).  It measures the workload, not the planner: moves change
 where load sits, not how often it jumps.
 
+Contention: a sample may carry the cores of demand that waited for a CPU
+(``HostSample.cpu_waiting``), what a CPU capped at 100 % cannot show.  It
+is averaged over the window as CPU is, but only while the newest sample
+has it: a host whose source stopped measuring it is seen by its CPU alone
+at once, not by an old average (``HostStatus.cpu_waiting`` None).
+
 Time is explicit: :meth:`MetricsWindows.update` takes ``now`` in seconds on
 the same clock as the samples' timestamps (wall clock live, simulated time in
 the simulator), and nothing here reads a clock.
@@ -63,6 +69,10 @@ class HostSample:
     cpu_percent: float
     #: Percent of the host's physical memory; None when unknown.
     ram_percent: float | None = None
+    #: CPU demand that waited for a CPU, in cores (PSI, or its instances'
+    #: vCPU wait): what ``cpu_percent``, capped at 100, cannot show; None
+    #: when the source does not measure it.
+    cpu_waiting: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +95,9 @@ class HostStatus:
     cpu_deviation: float | None = None
     #: Rises per hour, exponentially weighted; None when off.
     rise_rate: float | None = None
+    #: Window average of ``HostSample.cpu_waiting``, cores; None when the
+    #: newest sample has none (the host is then seen by its CPU alone).
+    cpu_waiting: float | None = None
 
 
 def is_over(cpu: float, ram: float | None, cpu_threshold: float,
@@ -209,6 +222,7 @@ class MetricsWindows:
         for host, state in sorted(self._hosts.items()):
             exported[host] = {'counter': state.counter, 'samples': [
                 [s.timestamp, s.cpu_percent, s.ram_percent]
+                + ([] if s.cpu_waiting is None else [s.cpu_waiting])
                 for s in state.samples]}
             if state.expected is not None:
                 exported[host]['expected'] = state.expected
@@ -227,10 +241,12 @@ class MetricsWindows:
         for host, data in (exported or {}).items():
             try:
                 state = _HostWindow(self.window)
-                for timestamp, cpu, ram in data['samples']:
+                # The fourth value, contention, only when measured.
+                for timestamp, cpu, ram, *waiting in data['samples']:
                     state.samples.append(HostSample(
                         float(timestamp), float(cpu),
-                        None if ram is None else float(ram)))
+                        None if ram is None else float(ram),
+                        _optional(waiting[0] if waiting else None)))
                 state.counter = max(0, int(data['counter']))
                 expected = data.get('expected')
                 if expected is not None and state.samples:
@@ -272,6 +288,9 @@ class MetricsWindows:
         cpu = _mean([s.cpu_percent for s in state.samples])
         ram = _mean([s.ram_percent for s in state.samples
                      if s.ram_percent is not None])
+        waiting = None if last.cpu_waiting is None else _mean(
+            [s.cpu_waiting for s in state.samples
+             if s.cpu_waiting is not None])
         if is_over(cpu, ram, cpu_thr, ram_thr):
             state.counter += 1
         else:
@@ -290,7 +309,7 @@ class MetricsWindows:
                       self.stabilization, len(state.samples)),
             state.expected,
             None if state.variance is None else math.sqrt(state.variance),
-            state.rises if self.rise_halflife > 0 else None)
+            state.rises if self.rise_halflife > 0 else None, waiting)
 
 
 class LoadTrends(Mapping):
@@ -384,6 +403,20 @@ def event_rate(rate: float, event: bool, elapsed: float,
     in hours, so that events coming steadily at r an hour hold it at r."""
     rate *= 0.5 ** (max(elapsed, 0.0) / halflife)
     return rate + math.log(2) * 3600.0 / halflife if event else rate
+
+
+def contention_percent(waiting: float | None,
+                       vcpus: int) -> float | None:
+    """Cores waiting for a CPU as percent of a host's ``vcpus`` CPUs
+    (``HostSnapshot.cpu_contention``), the unit of its CPU; None stays
+    None (not measured)."""
+    if waiting is None or vcpus <= 0:
+        return None
+    return 100.0 * waiting / vcpus
+
+
+def _optional(value) -> float | None:
+    return None if value is None else float(value)
 
 
 def _mean(values):

@@ -28,6 +28,12 @@ BALANCE, LEVEL, DRAIN = 'balance', 'level', 'drain'
 #: maintenance); in standby (powered off); waking (power-on sent, waiting
 #: for its nova-compute to report up).
 ON, ENTERING, STANDBY, WAKING = 'on', 'entering', 'standby', 'waking'
+#: How a host's demand beyond its CPUs is seen (``HostSnapshot.view``):
+#: measured as contention, or only guessed from its CPU reaching 100 %.
+CONTENTION, CPU = 'contention', 'cpu'
+#: Contention, percent of a host's CPUs, above which its demand is
+#: unserved: a busy host always shows a little scheduling wait.
+STARVED_CONTENTION = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,6 +142,26 @@ class HostSnapshot:
     #: power_management`` or its aggregates' ``drs_power_management``):
     #: ``off``, ``manual`` or ``automatic``.
     power_level: str = 'off'
+    #: CPU demand that waited for a CPU, percent of the host's CPUs, window
+    #: average (PSI or its instances' vCPU wait; in the simulator the
+    #: demand beyond its capacity): the part of its demand that
+    #: ``cpu_percent``, capped at 100, cannot show.  None when not measured.
+    cpu_contention: float | None = None
+
+    @property
+    def view(self) -> str:
+        """:data:`CONTENTION` when demand beyond the host's CPUs is
+        measured, else :data:`CPU` (then only a CPU at 100 % hints at it)."""
+        return CPU if self.cpu_contention is None else CONTENTION
+
+    @property
+    def starved(self) -> bool:
+        """Whether some of its demand may go unserved: contention above
+        :data:`STARVED_CONTENTION`, or, seen by its CPU alone, a CPU at
+        100 %."""
+        if self.cpu_contention is not None:
+            return self.cpu_contention > STARVED_CONTENTION
+        return self.cpu_percent is not None and self.cpu_percent >= 100.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +189,9 @@ class InstanceSnapshot:
     #: start lately (no valid host): never its destination then, while
     #: any other host may be.
     refused: tuple = ()
+    #: Cores of its demand that waited for a CPU (its vCPUs' wait time);
+    #: None when not measured.
+    cpu_waiting: float | None = None
 
     def loaded(self, cpu_cores: float) -> 'InstanceSnapshot':
         """This instance with a new load.

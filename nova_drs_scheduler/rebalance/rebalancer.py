@@ -549,7 +549,7 @@ class Rebalancer:
             drs.instance_cooldown, drs.quarantine_time, drs.no_return_time,
             draining, self.trends, self.store.outcomes(
                 executor.REFUSED, timeutils.utcnow() - datetime.timedelta(
-                    seconds=drs.quarantine_time)))
+                    seconds=drs.quarantine_time)), measured.waits)
         if power_rows:
             snapshot = standby.with_power(snapshot, power_rows, draining)
         return snapshot, cloud, levels, measured.late

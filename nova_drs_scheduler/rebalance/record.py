@@ -10,6 +10,7 @@ outcome, known only later, is stored with the move.
 import dataclasses
 import json
 import uuid
+from collections.abc import Mapping
 
 from oslo_utils import timeutils
 
@@ -33,8 +34,11 @@ def new_record(automation: str, config: model.PlannerConfig) -> dict:
 
 def add_plan(record: dict, snapshot: model.Snapshot,
              plan: model.Plan) -> None:
-    """Copy the plan (verdicts, moves with alternatives and rejections)."""
+    """Copy the plan (verdicts, moves with alternatives and rejections),
+    each verdict with how its host's demand beyond 100 % was seen
+    (:func:`add_views`)."""
     record.update(plan.to_dict())
+    add_views(record['hosts'], snapshot.hosts)
     record['notes'] = list(record['notes'])
     record['inflight'] = {'total': snapshot.inflight_total,
                           'by_host': dict(snapshot.inflight_by_host)}
@@ -44,6 +48,21 @@ def add_plan(record: dict, snapshot: model.Snapshot,
     for move in record['moves']:
         move['name'] = names.get(move['instance'], '')
         move['outcome'] = {'status': 'planned'}
+
+
+def add_views(verdicts: list[dict],
+              hosts: Mapping[str, model.HostSnapshot]) -> None:
+    """Say in each host's verdict which view of unserved demand it was
+    judged by (``view``: its measured contention, or its CPU alone when
+    the metric source has none for it), the contention and whether it is
+    ``starved``: a reader can then tell a calm host from an unmeasured one.
+    """
+    for verdict in verdicts:
+        host = hosts.get(verdict['host'])
+        if host is not None:
+            verdict.update(view=host.view,
+                           cpu_contention=host.cpu_contention,
+                           starved=host.starved)
 
 
 #: Rule of a violated host not relieved because the CPU of its instances

@@ -27,6 +27,9 @@ class Measured:
     #: Hosts with an instance whose measurement was still running at the
     #: deadline: not measured in time.
     late: frozenset = frozenset()
+    #: {instance uuid: cores waiting for a CPU}, as
+    #: :meth:`MetricsSource.instance_waits`.
+    waits: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
 
 class MetricsSource(abc.ABC):
@@ -66,21 +69,33 @@ class MetricsSource(abc.ABC):
         measure are left out; the caller decides their fallback.
         """
 
+    def instance_waits(self, context,
+                       instances: Sequence) -> Mapping[str, float]:
+        """Cores of each instance's demand that waited for a CPU (its
+        vCPUs' wait time per second), keyed by instance uuid, as
+        :meth:`instance_loads` is asked.  Instances not measured are left
+        out; this default, for sources that cannot see it, measures none.
+        """
+        return {}
+
     def instance_loads_within(self, context, instances: Sequence,
                               timeout: float | None) -> Measured:
         """:meth:`instance_loads` under a deadline of ``timeout`` seconds.
 
-        This default runs the whole call in a worker: late, every host of
-        ``instances`` is late.  A source that measures host by host (the
-        nova source's diagnostics RPC) overrides it to give up only on the
-        hosts that did not answer in time.
+        This default runs the whole call, and :meth:`instance_waits`, in
+        a worker: late, every host of ``instances`` is late.  A source
+        that measures host by host (the nova source's diagnostics RPC)
+        overrides it to give up only on the hosts that did not answer in
+        time.
         """
         done, late = deadline.gather(
-            {'instance_loads': lambda: self.instance_loads(
-                context, instances)}, timeout)
+            {'instance_loads': lambda: (
+                self.instance_loads(context, instances),
+                self.instance_waits(context, instances))}, timeout)
         if late:
             return Measured({}, frozenset(i.host for i in instances))
-        return Measured(done['instance_loads'])
+        loads, waits = done['instance_loads']
+        return Measured(loads, waits=waits)
 
 
 class MetricsUnavailable(Exception):  # noqa: N818 - used by name

@@ -1,10 +1,13 @@
 """Metric source reading host and instance load from Prometheus.
 
-Each period runs the configured PromQL instant queries (one for host CPU,
-one for host RAM, one for instance CPU).  Prometheus being down, slow or
-answering an error raises :class:`~.base.MetricsUnavailable`, so the
-period makes no moves; a host or instance missing from the answer is left
-out (not judged); a nonsensical value is logged once and left out.
+Each period runs the configured PromQL instant queries (host CPU, host
+RAM, instance CPU, and the CPU contention of hosts and instances).
+Prometheus being down, slow or answering an error raises
+:class:`~.base.MetricsUnavailable`, so the period makes no moves; a host or
+instance missing from the answer is left out (not judged); a nonsensical
+value is logged once and left out.  Contention only adds to what CPU
+shows: a host without it, or every host when its query fails, is judged
+on its CPU alone (logged once), and the period goes on.
 """
 
 import math
@@ -76,20 +79,33 @@ class PrometheusSource(base.MetricsSource):
                                  series)
         return results
 
-    def _by_host(self, promql: str, wanted: set, what: str) -> dict:
+    def _by_host(self, promql: str, wanted: set, what: str,
+                 maximum: float = 100.0) -> dict:
         values = {}
         for labels, value in self.query(promql):
             host = self._host_name(labels.get(self.opts.host_label))
             if host not in wanted:
                 continue
-            if not math.isfinite(value) or not 0 <= value <= 100:
+            if not math.isfinite(value) or not 0 <= value <= maximum:
                 log_once.warning(
                     LOG, ('prometheus', host, what, 'invalid'),
                     'Host %s: ignoring invalid %s %r from Prometheus '
-                    '(expected 0-100).', host, what, value)
+                    '(expected 0-%g).', host, what, value, maximum)
                 continue
             values[host] = value
         return values
+
+    def _contention(self, promql: str, what: str, read) -> dict:
+        """``read(promql)``, or nothing when the query is off or fails:
+        contention is a view beside CPU, not worth a period."""
+        if not promql:
+            return {}
+        try:
+            return read(promql)
+        except base.MetricsUnavailable as exc:
+            log_once.warning(LOG, ('prometheus', what, 'failed'),
+                             '%s; seen by CPU alone until it answers.', exc)
+            return {}
 
     def _host_name(self, label):
         if not label:
@@ -102,28 +118,50 @@ class PrometheusSource(base.MetricsSource):
         cpu = self._by_host(self.opts.host_cpu_query, wanted, 'CPU percent')
         ram = (self._by_host(self.opts.host_ram_query, wanted, 'RAM percent')
                if self.opts.host_ram_query else {})
+        waiting = self._contention(
+            self.opts.host_contention_query, 'host contention',
+            lambda promql: self._by_host(promql, set(cpu),
+                                         'CPU contention cores', math.inf))
         now = time.time()
         for host in sorted(wanted - set(cpu)):
             log_once.warning(LOG, ('prometheus', host, 'missing'),
                              'Host %s: no CPU series in Prometheus; it is '
                              'not judged.', host)
+        if self.opts.host_contention_query:
+            for host in sorted(set(cpu) - set(waiting)):
+                log_once.info(LOG, ('prometheus', host, 'no contention'),
+                              'Host %s: no CPU contention series in '
+                              'Prometheus; seen by its CPU alone.', host)
         return {host: HostSample(timestamp=now, cpu_percent=value,
-                                 ram_percent=ram.get(host))
+                                 ram_percent=ram.get(host),
+                                 cpu_waiting=waiting.get(host))
                 for host, value in cpu.items()}
 
     def instance_loads(self, context, instances):
+        return self._by_instance(self.opts.instance_cpu_query, instances,
+                                 'CPU load')
+
+    def instance_waits(self, context, instances):
+        return self._contention(
+            self.opts.instance_contention_query, 'instance contention',
+            lambda promql: self._by_instance(promql, instances,
+                                             'vCPU wait'))
+
+    def _by_instance(self, promql: str, instances, what: str) -> dict:
+        """{uuid: cores} of ``instances``; a value outside 0 to the
+        instance's vCPUs is nonsense, logged and left out."""
         vcpus = {instance.uuid: instance.vcpus for instance in instances}
-        loads = {}
-        for labels, cores in self.query(self.opts.instance_cpu_query):
+        values = {}
+        for labels, cores in self.query(promql):
             uuid = labels.get(self.opts.instance_label)
             if uuid not in vcpus:
                 continue
             if not math.isfinite(cores) or not 0 <= cores <= vcpus[uuid]:
                 log_once.warning(
-                    LOG, ('prometheus', uuid, 'invalid'),
-                    'Instance %s: ignoring invalid CPU load %r cores from '
-                    'Prometheus (it has %s vCPUs).', uuid, cores,
+                    LOG, ('prometheus', uuid, what, 'invalid'),
+                    'Instance %s: ignoring invalid %s %r cores from '
+                    'Prometheus (it has %s vCPUs).', uuid, what, cores,
                     vcpus[uuid])
                 continue
-            loads[uuid] = cores
-        return loads
+            values[uuid] = cores
+        return values

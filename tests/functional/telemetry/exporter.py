@@ -16,7 +16,12 @@ class _Collector(prom_registry.Collector):
 
     CPU counters advance with wall time at the rate the test set, so
     ``rate(node_cpu_seconds_total{mode="idle"}[5m])`` measures exactly
-    ``1 - cpu/100`` on a one-CPU host, as on a real compute.
+    ``1 - cpu/100`` on a one-CPU host, as on a real compute.  So do the
+    contention counters: node_exporter's CPU pressure
+    (``node_pressure_cpu_waiting_seconds_total``, for hosts given a
+    ``waiting``) and the libvirt exporter's per-vCPU wait
+    (``libvirt_domain_vcpu_wait_seconds_total``, for instances given a
+    ``wait``, spread evenly over two vCPUs).
     """
 
     def __init__(self):
@@ -24,9 +29,12 @@ class _Collector(prom_registry.Collector):
         self.host_cpu = {}       # host -> percent
         self.host_ram = {}       # host -> percent
         self.instance_cpu = {}   # (host, uuid) -> cores
+        self.host_waiting = {}   # host -> cores waiting (PSI)
+        self.instance_wait = {}  # (host, uuid) -> cores waiting
         self.gauges = {}         # (name, labels tuple) -> value
         self._idle = {}
         self._cpu_time = {}
+        self._waited = {}
         self._last = time.monotonic()
 
     def _advance(self):
@@ -35,9 +43,11 @@ class _Collector(prom_registry.Collector):
         for host, percent in self.host_cpu.items():
             self._idle[host] = (self._idle.get(host, 0.0) +
                                 elapsed * (1 - percent / 100.0))
-        for key, cores in self.instance_cpu.items():
-            self._cpu_time[key] = self._cpu_time.get(key, 0.0) + \
-                elapsed * cores
+        for rates, totals in ((self.instance_cpu, self._cpu_time),
+                              (self.host_waiting, self._waited),
+                              (self.instance_wait, self._waited)):
+            for key, cores in rates.items():
+                totals[key] = totals.get(key, 0.0) + elapsed * cores
 
     def collect(self):
         with self.lock:
@@ -72,6 +82,24 @@ class _Collector(prom_registry.Collector):
                 info.add_metric([f'{host}:9177', domain, uuid], 1)
             yield cpu_time
             yield info
+            pressure = core.CounterMetricFamily(
+                'node_pressure_cpu_waiting_seconds_total',
+                'Total time in seconds that processes have waited for CPU '
+                'time', labels=['instance'])
+            for host in self.host_waiting:
+                pressure.add_metric([f'{host}:9100'], self._waited[host])
+            yield pressure
+            wait = core.CounterMetricFamily(
+                'libvirt_domain_vcpu_wait_seconds_total',
+                'Time the vCPU wants to run, but the host scheduler has '
+                'something else running ahead of it.',
+                labels=['instance', 'domain', 'vcpu'])
+            for (host, uuid) in self.instance_wait:
+                for vcpu in ('0', '1'):
+                    wait.add_metric(
+                        [f'{host}:9177', 'instance-' + uuid[:8], vcpu],
+                        self._waited[(host, uuid)] / 2)
+            yield wait
             by_name = {}
             for (name, labels), value in self.gauges.items():
                 family = by_name.setdefault(name, core.GaugeMetricFamily(
@@ -110,18 +138,22 @@ class Exporter(fixtures.Fixture):
         self.addCleanup(server.shutdown)
         self.target = f'127.0.0.1:{self.port}'
 
-    def set_host(self, host, cpu=None, ram=None):
+    def set_host(self, host, cpu=None, ram=None, waiting=None):
         with self.collector.lock:
             self.collector._advance()
             if cpu is not None:
                 self.collector.host_cpu[host] = cpu
             if ram is not None:
                 self.collector.host_ram[host] = ram
+            if waiting is not None:
+                self.collector.host_waiting[host] = waiting
 
-    def set_instance(self, host, uuid, cores):
+    def set_instance(self, host, uuid, cores, wait=None):
         with self.collector.lock:
             self.collector._advance()
             self.collector.instance_cpu[(host, uuid)] = cores
+            if wait is not None:
+                self.collector.instance_wait[(host, uuid)] = wait
 
     def clear_gauges(self):
         with self.collector.lock:

@@ -12,6 +12,7 @@ from tests.functional.telemetry import exporter as drs_exporter
 
 HOST_QUERY = 'drs_test_host_cpu'
 INSTANCE_QUERY = 'drs_test_instance_cores'
+WAIT_QUERY = 'drs_test_host_wait'
 
 
 class PrometheusRebalanceTest(base.RebalanceTestBase):
@@ -86,3 +87,21 @@ class PrometheusRebalanceTest(base.RebalanceTestBase):
             verdict = self._verdict(record, host)
             self.assertIsNone(verdict['cpu_percent'], verdict)
             self.assertFalse(verdict['violated'])
+
+    def test_record_says_which_view_judged_each_host(self):
+        # host1 has a contention series, host2 none (no PSI): it is seen
+        # by its CPU alone, which at 100 % may hide starved demand.
+        self.flags(host_contention_query=WAIT_QUERY,
+                   group='drs_prometheus')
+        self.exporter.set_gauge(WAIT_QUERY, 2.0, host='host1')
+        self.publish({'host1': 100, 'host2': 100, 'host3': 10}, {})
+        self.prometheus.wait_for(WAIT_QUERY, 1)
+        record = self.scheduler_service.manager.run_rebalance(
+            self._admin_context())
+        host1, host2 = (self._verdict(record, h) for h in ('host1', 'host2'))
+        self.assertEqual(('contention', True), (host1['view'],
+                                                host1['starved']))
+        self.assertGreater(host1['cpu_contention'], 0)
+        self.assertEqual(('cpu', None, True),
+                         (host2['view'], host2['cpu_contention'],
+                          host2['starved']))

@@ -24,8 +24,18 @@ def instance(uuid, vcpus=2):
     return types.SimpleNamespace(uuid=uuid, vcpus=vcpus, host='any')
 
 
-class PrometheusSourceTest(test.NoDBTestCase):
-    """Default queries (node_exporter, libvirt exporter) and bad input."""
+def shrunk(query: str) -> str:
+    """``query`` with its 5m rate() window shrunk: rate() divides by the
+    window, so it reads low until the window is full."""
+    return query.replace('[5m]', f'[{RATE_WINDOW}s]')
+
+
+class RealPrometheusTestCase(test.NoDBTestCase):
+    """The source reading the class's own exporter and Prometheus, with
+    the default queries named in :attr:`WAIT` (their windows shrunk)."""
+
+    #: {query option: series it answers once scraped}
+    WAIT = {}
 
     @classmethod
     def setUpClass(cls):
@@ -33,23 +43,16 @@ class PrometheusSourceTest(test.NoDBTestCase):
         # seconds to start and to fill its rate() window.
         super().setUpClass()
         drs_exporter.start_class_servers(cls)
-        cls.exporter.set_host('compute1', cpu=85, ram=40)
-        cls.exporter.set_host('compute2', cpu=20, ram=70)
-        cls.exporter.set_instance('compute1', UUID_A, 1.5)
-        cls.exporter.set_instance('compute1', UUID_B, 0.25)
-        cls.exporter.set_gauge('drs_test_cpu', 55, host='compute1')
-        cls.exporter.set_gauge('drs_test_cpu', float('nan'),
-                               host='compute2')
-        cls.exporter.set_gauge('drs_test_cpu', -3, host='compute3')
-        cls.exporter.set_gauge('drs_test_cpu', 250, host='compute4')
-        # The default queries with their 5m rate() window shrunk: rate()
-        # divides by the window, so it reads low until the window is full.
-        cls.queries = {name: getattr(conf.prometheus, name.upper()).replace(
-            '[5m]', f'[{RATE_WINDOW}s]')
-            for name in ('host_cpu_query', 'instance_cpu_query')}
-        for query in cls.queries.values():
-            cls.prometheus.wait_for(query, 2)
+        cls.publish(cls.exporter)
+        cls.queries = {name: shrunk(getattr(conf.prometheus, name.upper()))
+                       for name in cls.WAIT}
+        for name, count in cls.WAIT.items():
+            cls.prometheus.wait_for(cls.queries[name], count)
         time.sleep(RATE_WINDOW)
+
+    @classmethod
+    def publish(cls, exporter) -> None:
+        """Set the exporter's series, once for the class."""
 
     def setUp(self):
         super().setUp()
@@ -60,6 +63,23 @@ class PrometheusSourceTest(test.NoDBTestCase):
 
     def source(self):
         return sources.load(conf.CONF)
+
+
+class PrometheusSourceTest(RealPrometheusTestCase):
+    """Default queries (node_exporter, libvirt exporter) and bad input."""
+
+    WAIT = {'host_cpu_query': 2, 'instance_cpu_query': 2}
+
+    @classmethod
+    def publish(cls, exporter):
+        exporter.set_host('compute1', cpu=85, ram=40)
+        exporter.set_host('compute2', cpu=20, ram=70)
+        exporter.set_instance('compute1', UUID_A, 1.5)
+        exporter.set_instance('compute1', UUID_B, 0.25)
+        exporter.set_gauge('drs_test_cpu', 55, host='compute1')
+        exporter.set_gauge('drs_test_cpu', float('nan'), host='compute2')
+        exporter.set_gauge('drs_test_cpu', -3, host='compute3')
+        exporter.set_gauge('drs_test_cpu', 250, host='compute4')
 
     def test_default_queries_read_node_and_libvirt_exporters(self):
         def hosts():

@@ -97,16 +97,32 @@ class HostSnapshotTest(testtools.TestCase):
             self.assertEqual((level, model.ON),
                              (host.power_level, host.power))
 
+    def test_contention_in_percent_of_its_cpus(self):
+        # 2.5 cores waiting on 10 CPUs: a quarter more demand than CPUs.
+        status = metrics.HostStatus('h1', 100.0, None, 1, (100.0,), False,
+                                    'over', cpu_waiting=2.5)
+        host = self.snapshot(status)
+        self.assertEqual((25.0, model.CONTENTION, True),
+                         (host.cpu_contention, host.view, host.starved))
+
+    def test_without_contention_it_is_seen_by_its_cpu(self):
+        status = metrics.HostStatus('h1', 100.0, None, 1, (100.0,), False,
+                                    'over')
+        host = self.snapshot(status)
+        self.assertEqual((None, model.CPU, True),
+                         (host.cpu_contention, host.view, host.starved))
+
     def test_unjudged_host_has_no_load(self):
         status = metrics.HostStatus('h1', None, None, 0, (), False,
                                     'no sample', cpu_expected=70.0,
-                                    cpu_deviation=6.0, rise_rate=4.5)
+                                    cpu_deviation=6.0, rise_rate=4.5,
+                                    cpu_waiting=1.0)
         for unjudged in (status, None):
             host = self.snapshot(unjudged)
-            self.assertEqual((None, 0, None, None, None),
+            self.assertEqual((None, 0, None, None, None, None),
                              (host.cpu_percent, host.counter,
                               host.cpu_expected, host.cpu_deviation,
-                              host.rise_rate))
+                              host.rise_rate, host.cpu_contention))
 
 
     def test_disabled_or_down_host_takes_no_new_load(self):

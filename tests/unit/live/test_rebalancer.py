@@ -421,7 +421,7 @@ class SnapshotTest(PeriodTestCase):
         self.period.servicegroup_api = mock.sentinel.servicegroup
         self.period.source = mock.Mock(**{
             'instance_loads_within.return_value': sources_base.Measured(
-                {'i1': 1.5}, frozenset({'h1'}))})
+                {'i1': 1.5}, frozenset({'h1'}), {'i1': 0.25})})
         self.period._named_instances = mock.Mock(return_value={'i9'})
         self.windows = mock.Mock(**{'update.return_value': {
             'h1': mock.Mock(counter=2), 'h2': mock.Mock(counter=0),
@@ -461,7 +461,8 @@ class SnapshotTest(PeriodTestCase):
         self.build.assert_called_once_with(
             self.cloud, settings, self.windows.update.return_value,
             {'i1': 1.5}, self.planner_config, 100, 400, 200, set(),
-            self.period.trends, self.period.store.outcomes.return_value)
+            self.period.trends, self.period.store.outcomes.return_value,
+            {'i1': 0.25})
         # The moves Nova refused at start within the quarantine time.
         self.period.store.outcomes.assert_called_once_with(
             executor.REFUSED, self.NOW - datetime.timedelta(seconds=400))

@@ -28,6 +28,23 @@ def plan_record(instance='i1'):
 
 class RecordTest(testtools.TestCase):
 
+    def test_each_host_says_which_view_judged_it(self):
+        hosts = {'h1': model.HostSnapshot('h1', 8, 1024, 100.0, None),
+                 'h2': model.HostSnapshot('h2', 8, 1024, 70.0, None,
+                                          cpu_contention=0.4)}
+        snapshot = model.Snapshot(hosts=hosts, instances=[],
+                                  config=model.PlannerConfig())
+        plan = model.Plan(moves=[], hosts=[
+            model.HostVerdict(host=name, violated=False, reason='')
+            for name in ('h1', 'h2', 'gone')])
+        rec = record.new_record('automatic', snapshot.config)
+        record.add_plan(rec, snapshot, plan)
+        self.assertEqual(
+            [('cpu', None, True), ('contention', 0.4, False), None],
+            [(v['view'], v['cpu_contention'], v['starved'])
+             if 'view' in v else None for v in rec['hosts']])
+        json.dumps(rec)
+
     def test_plan_copied_with_planned_outcome(self):
         rec = plan_record()
         self.assertEqual('h2', rec['moves'][0]['destination'])

@@ -235,6 +235,44 @@ class ReasonTest(testtools.TestCase):
                          metrics.judgement(95.0, None, 80.0, 90.0, 1, 3, 0))
 
 
+class ContentionTest(testtools.TestCase):
+    """Cores waiting for a CPU, averaged over the window as CPU is."""
+
+    def update(self, state, now, cpu, waiting):
+        return state.update(now, {'h1': metrics.HostSample(
+            now, cpu, cpu_waiting=waiting)})['h1']
+
+    def test_averaged_over_the_window(self):
+        state = windows(window=3)
+        self.update(state, 0, 100, 1.0)
+        self.update(state, 60, 100, 3.0)
+        self.assertEqual(2.0, self.update(state, 120, 100, 2.0).cpu_waiting)
+
+    def test_a_sample_without_it_is_seen_by_cpu_alone(self):
+        # The series went away: not an old average passed off as current.
+        state = windows(window=3)
+        self.update(state, 0, 100, 4.0)
+        self.assertIsNone(self.update(state, 60, 100, None).cpu_waiting)
+        self.assertEqual(4.0, self.update(state, 120, 100, 4.0).cpu_waiting)
+
+    def test_kept_across_export_and_restore(self):
+        original = windows(window=2)
+        self.update(original, 0, 100, 1.5)
+        self.update(original, 60, 90, None)
+        exported = original.export()
+        self.assertEqual([[0, 100, None, 1.5], [60, 90, None]],
+                         exported['h1']['samples'])
+        restored = windows(window=2)
+        restored.restore(exported)
+        self.assertEqual(1.5, self.update(restored, 120, 100, 1.5)
+                         .cpu_waiting)
+
+    def test_percent_of_the_hosts_cpus(self):
+        self.assertEqual(25.0, metrics.contention_percent(2.0, 8))
+        self.assertIsNone(metrics.contention_percent(None, 8))
+        self.assertIsNone(metrics.contention_percent(2.0, 0))
+
+
 class ExportRestoreTest(testtools.TestCase):
 
     def test_restored_windows_continue_where_they_stopped(self):

@@ -79,3 +79,26 @@ class ModelTest(testtools.TestCase):
         self.assertEqual((False, 0), (verdicts['warm'].violated,
                                       verdicts['warm'].counter))
         self.assertEqual(0, model.HostVerdict('a', False, '').counter)
+
+
+class DemandViewTest(testtools.TestCase):
+    """Which view a host's unserved demand is judged by, and when it is
+    starved in each."""
+
+    def host(self, cpu, contention=None):
+        return model.HostSnapshot('h1', 8, 1024, cpu, None,
+                                  cpu_contention=contention)
+
+    def test_measured_contention_decides(self):
+        # A CPU at 100 % with little wait is busy, not starved; one under
+        # 100 % with wait is starved (the CPU reading lags or is capped).
+        self.assertFalse(self.host(100.0, 0.5).starved)
+        self.assertTrue(self.host(90.0, 12.0).starved)
+        self.assertFalse(self.host(90.0, model.STARVED_CONTENTION).starved)
+        self.assertEqual(model.CONTENTION, self.host(90.0, 0.0).view)
+
+    def test_without_it_a_cpu_at_100_is_possibly_starved(self):
+        self.assertTrue(self.host(100.0).starved)
+        self.assertFalse(self.host(99.9).starved)
+        self.assertFalse(self.host(None).starved)
+        self.assertEqual(model.CPU, self.host(100.0).view)

@@ -38,6 +38,7 @@ bench = _tool('bench_rebalance')
 checks = _tool('benchlib.rebalance.checks')
 markdown = _tool('benchlib.rebalance.markdown')
 runner = _tool('benchlib.rebalance.runs')
+plot = _tool('benchlib.rebalance.plot')
 watcher_grid = _tool('benchlib.rebalance.watcher_grid')
 
 
@@ -361,7 +362,7 @@ class SingleSettingChecksTest(testtools.TestCase):
         self.assertEqual((None, None), rows['WB b']['relief_held_percent'])
         mean, spread = rows['balanced']['relief_held_percent']
         self.assertEqual(70.0, mean)
-        self.assertIn('| 89.5 ± 13.4 | 15.5 ± 0.7 | - | 1.00 ± 0.00 |',
+        self.assertIn('| 0.8 ± 0.2 | 0.0 ± 0.0 | - | 1.00 ± 0.00 |',
                       markdown.quality_markdown(list(rows.values())))
 
 
@@ -429,3 +430,49 @@ class WatcherFailureTest(testtools.TestCase):
 
     def test_our_row_still_raises(self):
         self.assertRaises(KeyError, runner.run_one, (), 6, 'balanced')
+
+
+class UnservedFirstTest(testtools.TestCase):
+    """Every row leads with what a tenant feels: unserved demand and the
+    worst host; each trace gets its plot of unserved demand against
+    migrations."""
+
+    def setUp(self):
+        super().setUp()
+        self.runs = [_run('balanced', seed, 900, 700, worst=120.1,
+                          unserved=70.0 + seed) for seed in (1, 2)]
+        self.runs += [_run('WB a', seed, 950, 600, worst=102.0,
+                           unserved=5.0) for seed in (1, 2)]
+
+    def test_table_columns_start_with_unserved_and_worst_host(self):
+        header, _, ours, _ = markdown.quality_markdown(
+            checks.aggregate(self.runs)).splitlines()
+        self.assertTrue(header.startswith(
+            '| strategy | unserved core-min | worst host % | overloaded '))
+        self.assertTrue(ours.startswith(
+            '| **balanced** | 71.5 ± 0.7 | 120.1 ± 0.0 | 900 ± 0 |'), ours)
+
+    def test_printed_run_starts_with_unserved_and_worst_host(self):
+        self.assertTrue(markdown.run_line(self.runs[0]).startswith(
+            'seed 1: balanced: 71.0 unserved core-min, worst host 120.1 %, '
+            '900 overloaded host-periods'))
+
+    def test_one_plot_per_trace_is_written(self):
+        directory = self.useFixture(fixtures.TempDir()).path
+        path = plot.tradeoff_png(checks.aggregate(self.runs), 'a trace',
+                                 directory, '20110303')
+        self.assertEqual(os.path.join(directory, 'tradeoff-20110303.png'),
+                         path)
+        with open(path, 'rb') as stream:
+            self.assertEqual(b'\x89PNG', stream.read(4))
+
+    def test_plot_named_after_the_trace(self):
+        def args(trace=None, shape='planetlab', bursts=False):
+            return argparse.Namespace(trace=trace, shape=shape,
+                                      bursts=bursts)
+
+        self.assertEqual('20110303', plot.trace_name(
+            args('/data/planetlab/20110303.csv')))
+        self.assertEqual('steps-bursts', plot.trace_name(
+            args(shape='steps', bursts=True)))
+        self.assertEqual('planetlab', plot.trace_name(args()))

@@ -4,6 +4,19 @@
 
 
 
+def run_line(run: dict) -> str:
+    """One seed's run of one row, as printed when it ends: unserved
+    demand and the worst host first, as in :func:`quality_markdown`."""
+    return (f"seed {run['seed']}: {run['strategy']}: "
+            f"{run['unserved_core_minutes']} unserved core-min, worst host "
+            f"{run['worst_overload_percent']} %, "
+            f"{run['overloaded_host_periods']} overloaded host-periods "
+            f"({run['drs_caused_overloaded_host_periods']} DRS-caused), "
+            f"{run['migrations']} migrations, {run['gb_moved']} GB, "
+            f"{run['instance_minutes_in_migration']} instance-min in "
+            f"migration, {run['ping_pongs']} ping-pongs")
+
+
 def headline_markdown(result: dict) -> str:
     """:func:`single_setting_checks` as a list, each check with both
     figures, and the verdict."""
@@ -84,14 +97,16 @@ def _cell(pair: tuple, digits: int) -> str:
     return f'{mean:.{digits}f} ± {spread:.{digits}f}'
 
 
-COLUMNS = (('overloaded_host_periods', 'overloaded host-periods', 0),
+#: What a tenant feels first: demand no host served, and how far the
+#: worst host was pushed; then the overloads and what the moves cost.
+COLUMNS = (('unserved_core_minutes', 'unserved core-min', 1),
+           ('worst_overload_percent', 'worst host %', 1),
+           ('overloaded_host_periods', 'overloaded host-periods', 0),
            ('drs_caused_overloaded_host_periods', 'DRS-caused', 0),
            ('migrations', 'migrations', 1), ('gb_moved', 'GB moved', 0),
            ('instance_minutes_in_migration', 'instance-min in migration',
             1),
            ('ping_pongs', 'ping-pongs', 1),
-           ('worst_overload_percent', 'worst overload %', 1),
-           ('unserved_core_minutes', 'unserved core-min', 1),
            ('relief_held_percent', 'relief held %', 1),
            ('input_ms_mean', 'input ms', 2),
            ('plan_ms_mean', 'decision ms', 2),
