@@ -489,7 +489,8 @@ class Rebalancer:
         instances were not measured in time)``.
         """
         drs = CONF.drs
-        horizon = max(drs.instance_cooldown, drs.quarantine_time,
+        cooldown = from_conf.instance_cooldown(CONF)
+        horizon = max(cooldown, drs.quarantine_time,
                       drs.migration_timeout, drs.no_return_time)
         cloud = live.read_cloud(
             context, self.host_manager.enabled_cells, self.servicegroup_api,
@@ -546,7 +547,7 @@ class Rebalancer:
         self.trends.update(time.time(), measured.loads)
         snapshot = live.build_snapshot(
             cloud, settings, statuses, measured.loads, config,
-            drs.instance_cooldown, drs.quarantine_time, drs.no_return_time,
+            cooldown, drs.quarantine_time, drs.no_return_time,
             draining, self.trends, self.store.outcomes(
                 executor.REFUSED, timeutils.utcnow() - datetime.timedelta(
                     seconds=drs.quarantine_time)))
