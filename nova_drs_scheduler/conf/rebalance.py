@@ -19,7 +19,7 @@ METRICS_SOURCE_NAMESPACE = 'nova_drs_scheduler.metrics_sources'
 
 #: ``[drs] aggressiveness``: the values each level, 1 to 5, gives the
 #: options that trade overload against migrations, as measured by the
-#: rebalancing benchmark (doc/benchmarks.md). Level 3 is each
+#: rebalancing benchmark (doc/benchmarks-balancing.md). Level 3 is each
 #: option's own default. An option set explicitly wins (:func:`value`).
 LEVELS = {
     # Periods over the threshold before a host is relieved.
@@ -66,7 +66,7 @@ OPTS = [
              'levels bursty pools harder and migrates most. The level '
              'sets the advanced options ' + ', '.join(
                  f'``{name}``' for name in LEVELS) + ' (their values per '
-             'level: doc/rebalancer.md); an option set explicitly in the '
+             'level: doc/options.md); an option set explicitly in the '
              'configuration wins over the level. 3 gives each of them '
              'its own default, so existing deployments are unchanged. '
              '``nova-drs status`` shows the level in force and the '
@@ -117,8 +117,8 @@ OPTS = [
              'threshold, so a spike never triggers a move, and averaging on '
              'top only delays relief (on the PlanetLab benchmark, window 3 '
              'left about two fifths more overloaded host-periods for about '
-             'as many migrations; see doc/benchmarks.md). Raise it to 2 or '
-             '3 when '
+             'as many migrations; see doc/benchmarks-balancing.md). '
+             'Raise it to 2 or 3 when '
              'samples are noisy (a host hovering around the threshold whose '
              'single samples dip under it keeps resetting its counter).'),
     cfg.IntOpt(
@@ -134,7 +134,8 @@ OPTS = [
              'PlanetLab benchmark every period of waiting left a host '
              'overloaded while Watcher at 60 s already acted, and cures '
              'that leave the pair level keep the migrations down (see '
-             'doc/benchmarks.md). On 1-minute samples with short bursts '
+             'doc/benchmarks-balancing.md). On 1-minute samples with '
+             'short bursts '
              'that should not move anything, raise it to 2 or 3 (spikes '
              'shorter than that many periods then never move anything); '
              'the benchmark shows both.'),
@@ -185,8 +186,8 @@ OPTS = [
              'is then cured by a small instance instead of staying '
              'overloaded until a larger one fits somewhere: on the '
              'benchmark this cut overloaded host-periods on PlanetLab '
-             '20110306 by a quarter (doc/benchmarks.md). False applies '
-             '``min_improvement`` to every move, as before.'),
+             '20110306 by a quarter (doc/benchmarks-balancing.md). '
+             'False applies ``min_improvement`` to every move.'),
     cfg.IntOpt(
         'max_migrations_per_period',
         advanced=True,
@@ -213,11 +214,11 @@ OPTS = [
              'benchmark (six traces, seeds 1-3) the default 2 left as many '
              'overloaded host-periods in total as 1, for 3 % more '
              'migrations, and kept the worst host under doing nothing\'s on '
-             'every seed (doc/benchmarks.md). Nova runs one host\'s live '
-             'migrations one after the other by default (``[DEFAULT] '
-             'max_concurrent_live_migrations``). A value not above '
-             '``max_concurrent_migrations_per_host`` (0, 1) applies that '
-             'limit to violated hosts too. Approved recommendations keep '
+             'every seed (doc/benchmarks-balancing.md). Nova runs one '
+             'host\'s live migrations one after the other by default '
+             '(``[DEFAULT] max_concurrent_live_migrations``). A value not '
+             'above ``max_concurrent_migrations_per_host`` (0, 1) applies '
+             'that limit to violated hosts too. Approved recommendations keep '
              '``max_concurrent_migrations_per_host`` at both ends.'),
     cfg.IntOpt(
         'max_concurrent_migrations',
@@ -282,8 +283,9 @@ OPTS = [
              'one on one quiet sample, nor loaded just before its own load '
              'comes back (on the benchmark\'s staggered peaks this keeps '
              'the worst host under doing nothing\'s, and it moves less '
-             'memory on every trace; see doc/benchmarks.md). 0 turns it '
-             'off: destinations are judged on their newest sample only.'),
+             'memory on every trace; see doc/benchmarks-balancing.md). 0 '
+             'turns it off: destinations are judged on their newest '
+             'sample only.'),
     cfg.FloatOpt(
         'destination_deviations',
         default=2.0,
@@ -299,8 +301,8 @@ OPTS = [
              'it, so no destination is ruled out by it; the spread does '
              'count in the move\'s improvement (the pair\'s worst load '
              'after the move), which ``min_improvement`` judges. 0 '
-             'ranks destinations by their CPU after the move alone (the '
-             'behaviour before this option; see doc/benchmarks.md).'),
+             'ranks destinations by their CPU after the move alone (see '
+             'doc/benchmarks-balancing.md).'),
     cfg.IntOpt(
         'benefit_horizon',
         advanced=True,
@@ -365,7 +367,7 @@ OPTS = [
              'load rarely jumps nothing changes. On the benchmark\'s bursty '
              'trace it left 22-31 % fewer overloaded host-periods for 3-5 '
              'times the migrations; on the traces without bursts it never '
-             'ran. 0 turns leveling off. See doc/rebalancer.md.',
+             'ran. 0 turns leveling off. See doc/balancing.md.',
         **utilization.PERCENT),
     cfg.FloatOpt(
         'level_band',

@@ -530,7 +530,7 @@ class Rebalancer:
                                               settings[name], config)
                      for name, rows in cloud.hosts.items()}
         if config.level_gap > 0:
-            # And those the planner may level from (doc/rebalancer.md).
+            # And those the planner may level from (doc/balancing.md).
             over |= planner.leveling_sources(hosts, config)
         if powered:
             # And those power management may choose to empty for standby.
