@@ -17,7 +17,8 @@ ours with drains only (our balancing off), Watcher's ``host_maintenance``
 applier paces it; ``simulate/watcher_maintenance.py``), and the same with
 Watcher's ``workload_balance`` every period beside it (60 s, threshold at
 our ``cpu_threshold``: its best single setting on PlanetLab,
-doc/benchmarks.md), as an operator who balances with Watcher runs both.
+doc/benchmarks-maintenance.md), as an operator who balances with Watcher
+runs both.
 Every row's migrations wait in Nova's queue per source and share the
 hosts' links (``simulate/links.py``).  Needs python-watcher: run it with
 ``tox -e bench-maintenance``.

@@ -89,7 +89,8 @@ from nova_drs_scheduler.rebalance.sources import nova as nova_source  # noqa
 CONF = drs_conf.CONF
 PHASES = ('read', 'metrics', 'snapshot', 'plan', 'record')
 #: What each phase times; names missing in the code measured are skipped,
-#: so the same benchmark measures an older version (doc/benchmarks.md).
+#: so the same benchmark measures an older version
+#: (doc/benchmarks-scheduling.md).
 #: Rows after the phases: placement is part of plan.
 TOTALS = ('other', 'period', 'placement', 'host cache refresh',
           'period without both', 'garbage collection',

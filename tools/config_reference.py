@@ -42,24 +42,39 @@ def _cell(text) -> str:
     return ' '.join(str(text).split()).replace('|', '\\|')
 
 
+def _table(opts) -> list[str]:
+    lines = ['| option | type | default | constraints | meaning |',
+             '|---|---|---|---|---|']
+    for opt in opts:
+        default = '(secret)' if opt.secret and opt.default else \
+            opt.default
+        default = '' if default is None else f'`{_cell(default)}`'
+        deprecated = ' **Deprecated.**' if opt.deprecated_for_removal \
+            else ''
+        lines.append(f'| `{opt.name}` | {_type(opt)} | {default} | '
+                     f'{_cell(_constraints(opt))} | '
+                     f'{_cell(opt.help)}{deprecated} |')
+    return lines
+
+
 def render() -> str:
+    """Each group's options, its advanced ones (``advanced=True``, as
+    oslo-config-generator puts them last in the sample) in a table of
+    their own under it."""
     lines = [HEADER]
     for group, opts in conf.list_opts():
         name = 'DEFAULT' if group is None else group.name
         lines.append(f'\n## [{name}]\n')
         if group is not None and group.help:
             lines.append(_cell(group.help) + '\n')
-        lines.append('| option | type | default | constraints | meaning |')
-        lines.append('|---|---|---|---|---|')
-        for opt in opts:
-            default = '(secret)' if opt.secret and opt.default else \
-                opt.default
-            default = '' if default is None else f'`{_cell(default)}`'
-            deprecated = ' **Deprecated.**' if opt.deprecated_for_removal \
-                else ''
-            lines.append(f'| `{opt.name}` | {_type(opt)} | {default} | '
-                         f'{_cell(_constraints(opt))} | '
-                         f'{_cell(opt.help)}{deprecated} |')
+        lines += _table([opt for opt in opts if not opt.advanced])
+        advanced = [opt for opt in opts if opt.advanced]
+        if advanced:
+            lines.append(f'\n### [{name}] advanced options\n')
+            lines.append('Few deployments set these: the options above '
+                         'cover the usual choices. One set here wins over '
+                         'what the options above would give it.\n')
+            lines += _table(advanced)
     return '\n'.join(lines) + '\n'
 
 

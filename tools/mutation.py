@@ -13,7 +13,7 @@ of this package), and forks a child per mutant that imports the mutated
 module and its tests fresh from disk.
 
 Mutants that cannot change any behaviour (equivalent mutants) are listed in
-doc/testing.md, section "Equivalent mutants", one table row each::
+doc/mutation-testing.md, section "Equivalent mutants", one table row each::
 
     | `filters/pool.py` | `original line` | `mutated line` | reason |
 
@@ -42,7 +42,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = 'nova_drs_scheduler'
-DOC = ROOT / 'doc' / 'testing.md'
+DOC = ROOT / 'doc' / 'mutation-testing.md'
 SESSIONS = ROOT / '.mutation'
 COSMIC_RAY = os.path.join(os.path.dirname(sys.executable), 'cosmic-ray')
 
@@ -170,7 +170,7 @@ class Result:
 
 
 def equivalents() -> set:
-    """``{(module, before, after)}`` listed in doc/testing.md."""
+    """``{(module, before, after)}`` listed in doc/mutation-testing.md."""
     found = set()
     for line in DOC.read_text().splitlines():
         match = _EQUIVALENT.match(line.strip())

@@ -7,6 +7,7 @@ rebalancer would decide now, and why.
 from nova_drs_scheduler.cli import cloud
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import output
+from nova_drs_scheduler.conf import rebalance as drs_opts
 
 
 def add_parsers(subparsers, parents) -> dict:
@@ -66,6 +67,18 @@ def _hosts_table(record: dict):
         for v in verdicts]
     return ('Hosts', ['host', 'pool', 'cpu %', 'ram %', 'window', 'counter',
                       'cpu thr', 'state', 'why'], rows)
+
+
+def _level_table(level: dict):
+    """``[drs] aggressiveness`` and the options it sets, each with the
+    value in force and where it comes from."""
+    rows = [[name, f'{found["value"]:g}',
+             f'set in the configuration (level: {found["level_value"]:g})'
+             if found['overridden'] else 'level']
+            for name, found in level['options'].items()]
+    return (f'Aggressiveness {level["aggressiveness"]} '
+            f'({level["name"]}; 1 conservative ... 5 aggressive)',
+            ['option', 'value', 'from'], rows)
 
 
 def _power_tables(record: dict) -> list:
@@ -277,12 +290,15 @@ def status(args, conf) -> int:
                sorted(record.get('blocked', {}).items(),
                       key=lambda item: (names.get(item[0]) or '', item[0]))]
     attention = record.get('attention', {})
+    level = drs_opts.level_settings(conf)
     output.emit(args, {'hosts': record.get('hosts', []),
+                       'aggressiveness': level,
                        'inflight': inflight,
                        'blocked': record.get('blocked', {}),
                        'attention': attention,
                        'power': record.get('power', {}),
                        'names': names}, [
+        _level_table(level),
         _hosts_table(record),
         ('Migrations in flight', ['host', 'count'],
          sorted(inflight.get('by_host', {}).items(),

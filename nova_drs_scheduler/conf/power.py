@@ -95,7 +95,7 @@ OPTS = [
         help='Standard deviations of the forecast\'s error added to the '
              'forecast demand before comparing it with the band: higher '
              'wakes hosts earlier and puts fewer in standby (safer, less '
-             'saved). 0 trusts the forecast as is. doc/rebalancer.md says '
+             'saved). 0 trusts the forecast as is. doc/power.md says '
              'how the forecast was judged.'),
 ]
 

@@ -17,6 +17,28 @@ from nova_drs_scheduler.conf import utilization
 POLICY_NAMESPACE = 'nova_drs_scheduler.policies'
 METRICS_SOURCE_NAMESPACE = 'nova_drs_scheduler.metrics_sources'
 
+#: ``[drs] aggressiveness``: the values each level, 1 to 5, gives the
+#: options that trade overload against migrations, as measured by the
+#: rebalancing benchmark (doc/benchmarks-balancing.md). Level 3 is each
+#: option's own default. An option set explicitly wins (:func:`value`).
+LEVELS = {
+    # Periods over the threshold before a host is relieved.
+    'stabilization': (3, 2, 1, 1, 1),
+    # Points a move must lower the pair's worst load by.
+    'min_improvement': (15.0, 10.0, 5.0, 3.0, 1.0),
+    # Migrations planned per period.
+    'max_migrations_per_period': (1, 1, 2, 3, 4),
+    # Seconds before a moved instance may move again.
+    'instance_cooldown': (14400, 7200, 3600, 1800, 900),
+    # Seconds of relief a move must pay for (the cost-benefit rule).
+    'benefit_horizon': (14400, 7200, 3600, 1800, 900),
+    # Leveling in bursty pools: off at 1 and 2.
+    'level_gap': (0.0, 0.0, 10.0, 10.0, 5.0),
+}
+LEVEL_NAMES = ('conservative', 'moderately conservative', 'balanced',
+               'moderately aggressive', 'aggressive')
+DEFAULT_AGGRESSIVENESS = 3
+
 OPTS = [
     cfg.StrOpt(
         'automation',
@@ -33,6 +55,22 @@ OPTS = [
         help='Automation level of the rebalancer. Start with ``manual``, '
              'read the plans with ``nova-drs explain``, then switch to '
              '``automatic``.'),
+    cfg.IntOpt(
+        'aggressiveness',
+        default=DEFAULT_AGGRESSIVENESS,
+        min=1,
+        max=len(LEVEL_NAMES),
+        help='How readily the rebalancer migrates, like vSphere DRS\'s '
+             'migration threshold: 1 (conservative) waits for sustained '
+             'overload and migrates least; 5 (aggressive) acts at once, '
+             'levels bursty pools harder and migrates most. The level '
+             'sets the advanced options ' + ', '.join(
+                 f'``{name}``' for name in LEVELS) + ' (their values per '
+             'level: doc/options.md); an option set explicitly in the '
+             'configuration wins over the level. 3 gives each of them '
+             'its own default, so existing deployments are unchanged. '
+             '``nova-drs status`` shows the level in force and the '
+             'options that override it.'),
     cfg.StrOpt(
         'mode',
         default='global',
@@ -79,12 +117,13 @@ OPTS = [
              'threshold, so a spike never triggers a move, and averaging on '
              'top only delays relief (on the PlanetLab benchmark, window 3 '
              'left about two fifths more overloaded host-periods for about '
-             'as many migrations; see doc/benchmarks.md). Raise it to 2 or '
-             '3 when '
+             'as many migrations; see doc/benchmarks-balancing.md). '
+             'Raise it to 2 or 3 when '
              'samples are noisy (a host hovering around the threshold whose '
              'single samples dip under it keeps resetting its counter).'),
     cfg.IntOpt(
         'stabilization',
+        advanced=True,
         default=1,
         min=1,
         help='Consecutive periods a host\'s average must stay over its '
@@ -95,7 +134,8 @@ OPTS = [
              'PlanetLab benchmark every period of waiting left a host '
              'overloaded while Watcher at 60 s already acted, and cures '
              'that leave the pair level keep the migrations down (see '
-             'doc/benchmarks.md). On 1-minute samples with short bursts '
+             'doc/benchmarks-balancing.md). On 1-minute samples with '
+             'short bursts '
              'that should not move anything, raise it to 2 or 3 (spikes '
              'shorter than that many periods then never move anything); '
              'the benchmark shows both.'),
@@ -128,6 +168,7 @@ OPTS = [
         **utilization.PERCENT),
     cfg.FloatOpt(
         'min_improvement',
+        advanced=True,
         default=5.0,
         help='Minimum drop, in percentage points over threshold, of the '
              'worst load of the source and destination that makes a '
@@ -145,10 +186,11 @@ OPTS = [
              'is then cured by a small instance instead of staying '
              'overloaded until a larger one fits somewhere: on the '
              'benchmark this cut overloaded host-periods on PlanetLab '
-             '20110306 by a quarter (doc/benchmarks.md). False applies '
-             '``min_improvement`` to every move, as before.'),
+             '20110306 by a quarter (doc/benchmarks-balancing.md). '
+             'False applies ``min_improvement`` to every move.'),
     cfg.IntOpt(
         'max_migrations_per_period',
+        advanced=True,
         default=2,
         min=1,
         help='Maximum number of migrations planned in one period.'),
@@ -172,11 +214,11 @@ OPTS = [
              'benchmark (six traces, seeds 1-3) the default 2 left as many '
              'overloaded host-periods in total as 1, for 3 % more '
              'migrations, and kept the worst host under doing nothing\'s on '
-             'every seed (doc/benchmarks.md). Nova runs one host\'s live '
-             'migrations one after the other by default (``[DEFAULT] '
-             'max_concurrent_live_migrations``). A value not above '
-             '``max_concurrent_migrations_per_host`` (0, 1) applies that '
-             'limit to violated hosts too. Approved recommendations keep '
+             'every seed (doc/benchmarks-balancing.md). Nova runs one '
+             'host\'s live migrations one after the other by default '
+             '(``[DEFAULT] max_concurrent_live_migrations``). A value not '
+             'above ``max_concurrent_migrations_per_host`` (0, 1) applies '
+             'that limit to violated hosts too. Approved recommendations keep '
              '``max_concurrent_migrations_per_host`` at both ends.'),
     cfg.IntOpt(
         'max_concurrent_migrations',
@@ -214,6 +256,7 @@ OPTS = [
              'an overloaded host never waits for a drain to finish.'),
     cfg.IntOpt(
         'instance_cooldown',
+        advanced=True,
         default=3600,
         min=0,
         help='Seconds after a rebalancing migration during which the same '
@@ -240,8 +283,9 @@ OPTS = [
              'one on one quiet sample, nor loaded just before its own load '
              'comes back (on the benchmark\'s staggered peaks this keeps '
              'the worst host under doing nothing\'s, and it moves less '
-             'memory on every trace; see doc/benchmarks.md). 0 turns it '
-             'off: destinations are judged on their newest sample only.'),
+             'memory on every trace; see doc/benchmarks-balancing.md). 0 '
+             'turns it off: destinations are judged on their newest '
+             'sample only.'),
     cfg.FloatOpt(
         'destination_deviations',
         default=2.0,
@@ -257,10 +301,11 @@ OPTS = [
              'it, so no destination is ruled out by it; the spread does '
              'count in the move\'s improvement (the pair\'s worst load '
              'after the move), which ``min_improvement`` judges. 0 '
-             'ranks destinations by their CPU after the move alone (the '
-             'behaviour before this option; see doc/benchmarks.md).'),
+             'ranks destinations by their CPU after the move alone (see '
+             'doc/benchmarks-balancing.md).'),
     cfg.IntOpt(
         'benefit_horizon',
+        advanced=True,
         default=3600,
         min=0,
         help='The cost-benefit rule: a balancing or leveling move is made '
@@ -304,6 +349,7 @@ OPTS = [
              '``nova-drs history``.'),
     cfg.FloatOpt(
         'level_gap',
+        advanced=True,
         default=10.0,
         help='Leveling, for workloads whose load jumps faster than any '
              'reaction to a violation. While the hosts of a pool see their '
@@ -321,7 +367,7 @@ OPTS = [
              'load rarely jumps nothing changes. On the benchmark\'s bursty '
              'trace it left 22-31 % fewer overloaded host-periods for 3-5 '
              'times the migrations; on the traces without bursts it never '
-             'ran. 0 turns leveling off. See doc/rebalancer.md.',
+             'ran. 0 turns leveling off. See doc/balancing.md.',
         **utilization.PERCENT),
     cfg.FloatOpt(
         'level_band',
@@ -395,8 +441,61 @@ OPTS = [
 ]
 
 
+for _opt in OPTS:
+    if _opt.name in LEVELS:
+        _opt.help += (
+            ' Advanced: ``aggressiveness`` sets it unless it is set here '
+            '(levels 1 to 5: ' + ', '.join(
+                f'{level:g}' for level in LEVELS[_opt.name]) + ').')
+
+
 def list_opts():
     return {utilization.drs_group: OPTS}
+
+
+def explicit(conf, name: str) -> bool:
+    """Whether ``[drs] name`` is set (configuration file, command line,
+    environment, or a program's override), not left to its default.
+
+    A value from the operator counts even when it equals the default.
+    A program's ``set_override`` or ``set_default`` counts only while it
+    differs from the default: oslo.config keeps reporting the location of
+    an override after ``clear_override`` (tests clear theirs).
+    """
+    location = conf.get_location(name, utilization.drs_group.name).location
+    if location.is_user_controlled:
+        return True
+    if location is cfg.Locations.opt_default:
+        return False
+    default = next(opt.default for opt in OPTS if opt.name == name)
+    return getattr(conf.drs, name) != default
+
+
+def value(conf, name: str):
+    """``[drs] name`` in force: the value set for it if any, else the
+    one ``[drs] aggressiveness`` gives it (:data:`LEVELS`), else its
+    default."""
+    if name not in LEVELS or explicit(conf, name):
+        return getattr(conf.drs, name)
+    return LEVELS[name][conf.drs.aggressiveness - 1]
+
+
+def overrides(conf) -> dict:
+    """The options of :data:`LEVELS` set explicitly, with their value."""
+    return {name: getattr(conf.drs, name) for name in LEVELS
+            if explicit(conf, name)}
+
+
+def level_settings(conf) -> dict:
+    """What ``nova-drs status`` shows: the level, its name, and each
+    option it sets with the value in force and whether it is the
+    level's or set explicitly."""
+    level = conf.drs.aggressiveness
+    return {'aggressiveness': level, 'name': LEVEL_NAMES[level - 1],
+            'options': {name: {'value': value(conf, name),
+                               'level_value': LEVELS[name][level - 1],
+                               'overridden': explicit(conf, name)}
+                        for name in LEVELS}}
 
 
 def _names(namespace: str) -> list[str]:

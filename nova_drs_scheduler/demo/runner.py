@@ -16,7 +16,7 @@ from nova_drs_scheduler.demo import scenario
 #: The demo's periods run a few seconds apart, not a minute: the load
 #: trends the cost-benefit rule reads (half-life ``expected_load_halflife``,
 #: 600 s) cannot build up in them, so the rule is off here
-#: (``benefit_horizon`` 0; doc/rebalancer.md, "Moves that pay for
+#: (``benefit_horizon`` 0; doc/balancing.md, "Moves that pay for
 #: themselves").
 DRS = {
     'automation': 'automatic', 'mode': 'aggregate',

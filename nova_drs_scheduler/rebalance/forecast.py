@@ -32,7 +32,7 @@ trend's pace: two noisy samples are no evidence of a slope.
 
 The half-lives were chosen on the PlanetLab days and a generated
 day/night trace (``tools/forecast_check.py``; the figures are in
-``doc/rebalancer.md``): of the pairs tried (level 300 to 1800 s, trend one
+``doc/power.md``): of the pairs tried (level 300 to 1800 s, trend one
 to three times that), the shortest caught the most band crossings a boot
 time ahead for the fewest false alarms, and an hour of errors gave a
 steadier deviation than the trend's ten minutes.  Pure: no clock; the

@@ -3,11 +3,16 @@
 The options live in :mod:`nova_drs_scheduler.conf.rebalance`, which
 imports nothing from this package; turning them into the planner's and
 the metrics' objects is the rebalancer's business, so it happens here.
-The live period and the simulator build them the same way.
+The live period and the simulator build them the same way, with the
+options ``[drs] aggressiveness`` sets read through
+:func:`.conf.rebalance.value`.
 """
+
+import functools
 
 from oslo_config import cfg
 
+from nova_drs_scheduler.conf import rebalance as drs_opts
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import model
 
@@ -19,24 +24,25 @@ NOVA_MAX_CONCURRENT_LIVE_MIGRATIONS = 1
 def planner_config(conf) -> model.PlannerConfig:
     """The planner's view of ``[drs]``."""
     drs = conf.drs
+    level = functools.partial(drs_opts.value, conf)
     return model.PlannerConfig(
         policy=drs.policy, mode=drs.mode,
         unaggregated_hosts=drs.unaggregated_hosts,
         cpu_threshold=drs.cpu_threshold, ram_threshold=drs.ram_threshold,
-        stabilization=drs.stabilization, margin=drs.margin,
-        min_improvement=drs.min_improvement,
+        stabilization=level('stabilization'), margin=drs.margin,
+        min_improvement=level('min_improvement'),
         cure_below_min_improvement=drs.cure_below_min_improvement,
-        max_migrations_per_period=drs.max_migrations_per_period,
+        max_migrations_per_period=level('max_migrations_per_period'),
         max_concurrent_migrations_per_host=(
             drs.max_concurrent_migrations_per_host),
         max_concurrent_migrations=drs.max_concurrent_migrations,
         max_concurrent_migrations_per_violated_host=(
             drs.max_concurrent_migrations_per_violated_host),
         destination_deviations=drs.destination_deviations,
-        level_gap=drs.level_gap, level_band=drs.level_band,
+        level_gap=level('level_gap'), level_band=drs.level_band,
         level_rise_rate=drs.level_rise_rate,
         drain_max_concurrent_migrations_per_host=drain_concurrency(conf),
-        benefit_horizon=drs.benefit_horizon,
+        benefit_horizon=level('benefit_horizon'),
         load_halflife=drs.expected_load_halflife,
         migration_bandwidth=drs.migration_bandwidth,
         migration_dirty_rate=drs.migration_dirty_rate)
@@ -60,12 +66,18 @@ def metrics_windows(conf) -> metrics.MetricsWindows:
     """Fresh per-host windows and counters configured from ``[drs]``."""
     drs = conf.drs
     return metrics.MetricsWindows(
-        window=drs.window, stabilization=drs.stabilization,
+        window=drs.window,
+        stabilization=drs_opts.value(conf, 'stabilization'),
         max_age=drs.metrics_max_age, cpu_threshold=drs.cpu_threshold,
         ram_threshold=drs.ram_threshold,
         halflife=drs.expected_load_halflife,
         rise_points=drs.level_rise_points,
         rise_halflife=drs.level_rise_halflife)
+
+
+def instance_cooldown(conf) -> int:
+    """``[drs] instance_cooldown`` in force (set, or by the level)."""
+    return drs_opts.value(conf, 'instance_cooldown')
 
 
 def load_trends(conf) -> metrics.LoadTrends:

@@ -489,7 +489,8 @@ class Rebalancer:
         instances were not measured in time)``.
         """
         drs = CONF.drs
-        horizon = max(drs.instance_cooldown, drs.quarantine_time,
+        cooldown = from_conf.instance_cooldown(CONF)
+        horizon = max(cooldown, drs.quarantine_time,
                       drs.migration_timeout, drs.no_return_time)
         cloud = live.read_cloud(
             context, self.host_manager.enabled_cells, self.servicegroup_api,
@@ -529,7 +530,7 @@ class Rebalancer:
                                               settings[name], config)
                      for name, rows in cloud.hosts.items()}
         if config.level_gap > 0:
-            # And those the planner may level from (doc/rebalancer.md).
+            # And those the planner may level from (doc/balancing.md).
             over |= planner.leveling_sources(hosts, config)
         if powered:
             # And those power management may choose to empty for standby.
@@ -546,7 +547,7 @@ class Rebalancer:
         self.trends.update(time.time(), measured.loads)
         snapshot = live.build_snapshot(
             cloud, settings, statuses, measured.loads, config,
-            drs.instance_cooldown, drs.quarantine_time, drs.no_return_time,
+            cooldown, drs.quarantine_time, drs.no_return_time,
             draining, self.trends, self.store.outcomes(
                 executor.REFUSED, timeutils.utcnow() - datetime.timedelta(
                     seconds=drs.quarantine_time)), measured.waits)

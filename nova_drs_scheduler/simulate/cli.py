@@ -300,7 +300,7 @@ def prepare(args) -> Setup:
     settings = engine.Settings(
         config=config,
         windows=functools.partial(from_conf.metrics_windows, conf),
-        interval=interval, cooldown=conf.drs.instance_cooldown,
+        interval=interval, cooldown=from_conf.instance_cooldown(conf),
         no_return=conf.drs.no_return_time,
         ping_pong_periods=(args.ping_pong_periods
                            or max(1, 3 * 3600 // interval)),

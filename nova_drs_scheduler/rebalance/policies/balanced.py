@@ -17,7 +17,8 @@ RAM (live-migration cost grows with memory), then the uuid.  A cure that
 only just clears the margin leaves the host one load change away from the
 next violation and the next migration; the most level pair holds longest.
 On the benchmark this made fewer migrations *and* fewer overloaded
-host-periods than curing with the smallest instance (doc/benchmarks.md).
+host-periods than curing with the smallest instance
+(doc/benchmarks-balancing.md).
 
 Among the destinations an instance may go to, the one with the lowest
 pressure after the move wins, its CPU counted with

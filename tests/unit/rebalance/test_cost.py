@@ -98,7 +98,7 @@ class PlannerCostTest(testtools.TestCase):
         self.assertEqual(2, calls['candidates'])
 
     def test_at_most_eight_instances_scored_per_violated_host(self):
-        # doc/rebalancer.md: 8 by default. Nova's filters refuse every
+        # doc/balancing.md: 8 by default. Nova's filters refuse every
         # destination, so no option ends the scan early.
         hosts = [h.host('hot', 99.0, counter=3), h.host('cold', 0.0)]
         instances = [h.instance(f'i{n:02}', 'hot', 1.0) for n in range(12)]

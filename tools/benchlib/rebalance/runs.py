@@ -21,8 +21,8 @@ def _setup(argv: tuple) -> cli.Setup:
 def run_one(argv: tuple, seed: int, row) -> dict:
     """One strategy on one seed: its summary row.  A Watcher row that
     fails inside Watcher (workload_stabilization with a retry count above
-    1 does, see doc/benchmarks.md) gives a row holding only its ``error``,
-    so that the run keeps every other row."""
+    1 does, see doc/benchmarks-balancing.md) gives a row holding only its
+    ``error``, so that the run keeps every other row."""
     setup = _setup(argv)
     if isinstance(row, Variant):
         strategy = watcher_adapter.WatcherStrategy(

@@ -59,7 +59,7 @@ def watcher_variants(grid: str, threshold: float) -> list:
     and at 60 s (WB's threshold at ours, ``threshold``: at its own 25 % it
     plans nothing on a 60 % cluster).  ``wb``: workload_balance only, at
     both periods (on PlanetLab workload_stabilization, and WB at other
-    thresholds, are far behind it; see doc/benchmarks.md); ``wb+70``:
+    thresholds, are far behind it; see doc/benchmarks-balancing.md); ``wb+70``:
     those and WB at 60 s, threshold 70 (the best row of most trace-seeds
     where WB at 60 s, threshold 80 is not).  ``wb60``,
     ``wb60-70``, ``wb300``, ``wb300-70``: one WB row alone, at 60 s at
