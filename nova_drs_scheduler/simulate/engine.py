@@ -11,10 +11,7 @@ it.  Each period, in the order the live service sees the world:
    standby powers off once empty, a waking host serves once booted; see
    ``power``);
 2. every host's CPU is measured from the trace (a copy of the period past
-   on both hosts for as long as it ran), capped at 100 % as a real CPU
-   is, with the demand beyond its capacity as its contention (cores
-   waiting, as PSI reports them live: :func:`host_sample`), and fed to
-   the same
+   on both hosts for as long as it ran) and fed to the same
    :class:`~nova_drs_scheduler.rebalance.metrics.MetricsWindows` as in
    production (built from the same ``[drs]`` options), which judge hosts;
    the scorecard counts overloaded, DRS-caused and unserved load, and the
@@ -187,8 +184,6 @@ class PeriodView:
                 cpu_expected=status.cpu_expected,
                 cpu_deviation=status.cpu_deviation,
                 rise_rate=status.rise_rate,
-                cpu_contention=metrics.contention_percent(
-                    status.cpu_waiting, cluster.spec.host_vcpus),
                 schedulable=name not in cluster.disabled,
                 draining=name in maintenance,
                 power=states.get(name, model.ON), power_level=power_level)
@@ -212,15 +207,6 @@ class PeriodView:
 
     def candidates(self) -> model.CandidatesFn:
         return cluster_mod.CapacityCandidates(self.cluster)
-
-
-def host_sample(now: float, cores: float, vcpus: int,
-                ram: float) -> metrics.HostSample:
-    """What the live service reads of a host whose VMs demand ``cores``:
-    its CPU, which stops at 100 %, and the demand beyond as cores waiting
-    for a CPU, so that the planner sees in replay what it sees live."""
-    return metrics.HostSample(now, 100.0 * min(cores, vcpus) / vcpus, ram,
-                              max(cores - vcpus, 0.0))
 
 
 class SnapshotInputs:
@@ -472,8 +458,8 @@ class _Run:
         # As the live service does: a host being drained starts afresh.
         self.windows.restart(self._draining())
         return self.windows.update(now, {
-            h: None if h in off else host_sample(
-                now, cores[h], vcpus, cluster.memory_percent(h))
+            h: None if h in off else metrics.HostSample(
+                now, percent[h], cluster.memory_percent(h))
             for h in cluster.hosts}), frozenset(caused)
 
     def _finished(self, migration: links.Migration) -> None:

@@ -407,17 +407,6 @@ class SnapshotInputsTest(testtools.TestCase):
         self.assertEqual(22.5, self._hosts_seen([90.0], 8)[0]['host-0']
                          .cpu_percent)
 
-    def test_demand_beyond_capacity_is_contention(self):
-        # vm0's 2 vCPUs on a 1-CPU host: busy, then at a quarter. The CPU
-        # stops at 100 % as a real one does; the rest waits, as live.
-        seen = self._hosts_seen([100.0, 25.0], 1)
-        self.assertEqual(
-            [(100.0, 100.0, model.CONTENTION, True),
-             (50.0, 0.0, model.CONTENTION, False)],
-            [(hosts['host-0'].cpu_percent, hosts['host-0'].cpu_contention,
-              hosts['host-0'].view, hosts['host-0'].starved)
-             for hosts in seen])
-
     def test_instance_loads_by_hand(self):
         # vm0 (2 vCPUs) stays on host-0 and falls, so each trace row is
         # below the one before; vm1 moves to host-0 at period 1, in flight
