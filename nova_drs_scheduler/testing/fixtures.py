@@ -93,11 +93,18 @@ class StaticMetricsFixture(fixtures.Fixture):
         self.addCleanup(self.conf.clear_override, 'static_metrics_file',
                         'drs')
 
-    def write(self, hosts: dict, instances: dict | None = None) -> None:
-        """``hosts``: {host: cpu percent}; ``instances``: {uuid: cores}."""
-        data = {'hosts': {h: {'cpu_percent': cpu}
+    def write(self, hosts: dict, instances: dict | None = None,
+              waiting: dict | None = None,
+              instance_waits: dict | None = None) -> None:
+        """``hosts``: {host: cpu percent}; ``instances``: {uuid: cores};
+        ``waiting``: {host: cores waiting for a CPU} of the hosts whose
+        contention is measured; ``instance_waits``: {uuid: cores}."""
+        waiting = waiting or {}
+        data = {'hosts': {h: {'cpu_percent': cpu} | (
+                    {'cpu_waiting': waiting[h]} if h in waiting else {})
                           for h, cpu in hosts.items()},
-                'instances': instances or {}}
+                'instances': instances or {},
+                'instance_waits': instance_waits or {}}
         tmp = self.path + '.tmp'
         with open(tmp, 'w') as handle:
             json.dump(data, handle)

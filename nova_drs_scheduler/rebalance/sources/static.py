@@ -6,17 +6,22 @@ so a test or a demo can change the load by rewriting it::
     {
       "timestamp": 1767225600,
       "hosts": {
-        "compute1": {"cpu_percent": 91.5, "ram_percent": 62.0},
+        "compute1": {"cpu_percent": 100, "ram_percent": 62.0,
+                     "cpu_waiting": 2.5},
         "compute2": {"cpu_percent": 20.0, "timestamp": 1767225540}
       },
-      "instances": {"3f0c...": 1.5, "9a1b...": 0.25}
+      "instances": {"3f0c...": 1.5, "9a1b...": 0.25},
+      "instance_waits": {"3f0c...": 0.5}
     }
 
 A host's ``timestamp`` defaults to the top-level one, which defaults to the
 time of reading (the sample is then always fresh).  ``ram_percent`` is
-optional.  Instance values are cores.  Malformed entries are left out of the
-answer, as the interface requires; a missing or unparsable file is an error
-naming the option, since nothing can be measured at all.
+optional, and so is ``cpu_waiting``, the host's CPU contention in cores
+waiting (without it, or when it is not a number, the host is seen by its
+CPU alone).  Instance values, loads and waits, are cores.  Malformed
+entries are left out of the answer, as the interface requires; a missing
+or unparsable file is an error naming the option, since nothing can be
+measured at all.
 """
 
 import json
@@ -54,20 +59,39 @@ class StaticSource(base.MetricsSource):
                 samples[host] = HostSample(
                     _number(entry.get('timestamp', default_ts)),
                     _number(entry['cpu_percent'], 100),
-                    None if ram is None else _number(ram, 100))
+                    None if ram is None else _number(ram, 100),
+                    _optional(entry.get('cpu_waiting')))
             except (AttributeError, KeyError, TypeError, ValueError):
                 continue
         return samples
 
     def instance_loads(self, context, instances):
-        table = self._read().get('instances') or {}
-        loads = {}
-        for instance in instances:
-            try:
-                loads[instance.uuid] = _number(table[instance.uuid])
-            except (KeyError, TypeError, ValueError):
-                continue
-        return loads
+        return _cores(self._read().get('instances'), instances)
+
+    def instance_waits(self, context, instances):
+        return _cores(self._read().get('instance_waits'), instances)
+
+
+def _cores(table, instances) -> dict:
+    """{uuid: cores} of ``instances`` found in ``table`` with a valid
+    value."""
+    table = table or {}
+    values = {}
+    for instance in instances:
+        try:
+            values[instance.uuid] = _number(table[instance.uuid])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return values
+
+
+def _optional(raw) -> float | None:
+    """A valid number, or None: what a host lacks or gives wrong beside
+    its CPU leaves only that unmeasured."""
+    try:
+        return None if raw is None else _number(raw)
+    except (TypeError, ValueError):
+        return None
 
 
 def _number(raw, maximum=math.inf) -> float:

@@ -9,6 +9,7 @@ from nova_drs_scheduler import conf
 from nova_drs_scheduler.rebalance import metrics
 from nova_drs_scheduler.rebalance import sources
 from nova_drs_scheduler.rebalance.sources import static
+from nova_drs_scheduler.testing import fixtures as drs_fixtures
 from tests import tempfiles
 
 
@@ -53,6 +54,25 @@ class StaticSourceTest(test.NoDBTestCase):
             source.instance_loads(None, [Instance('u1'), Instance('u2'),
                                          Instance('u3')]))
 
+    def test_contention_of_hosts_and_instances(self):
+        self.write({'hosts': {'a': {'cpu_percent': 100, 'cpu_waiting': 2.5,
+                                    'timestamp': 1},
+                              'b': {'cpu_percent': 100, 'cpu_waiting': -1,
+                                    'timestamp': 1},
+                              'c': {'cpu_percent': 100, 'timestamp': 1}},
+                    'instances': {'u1': 1.5, 'u2': 1.0},
+                    'instance_waits': {'u1': 0.5, 'u2': 'x'}})
+        source = sources.load(conf.CONF)
+        # A bad value leaves that host seen by its CPU alone.
+        self.assertEqual(
+            {'a': 2.5, 'b': None, 'c': None},
+            {h: s.cpu_waiting for h, s in source.host_samples(
+                None, ['a', 'b', 'c']).items()})
+        measured = source.instance_loads_within(
+            None, [Instance('u1'), Instance('u2')], None)
+        self.assertEqual(({'u1': 1.5, 'u2': 1.0}, {'u1': 0.5}),
+                         (dict(measured.loads), dict(measured.waits)))
+
     def test_file_is_reread_on_every_call(self):
         path = self.write({'hosts': {'a': {'cpu_percent': 10,
                                            'timestamp': 1}}})
@@ -78,3 +98,20 @@ class StaticSourceTest(test.NoDBTestCase):
         error = self.assertRaises(ValueError, source.host_samples, None,
                                   ['a'])
         self.assertIn('[drs] static_metrics_file', str(error))
+
+
+class StaticMetricsFixtureTest(test.NoDBTestCase):
+    """The fixture functional tests feed the static source with."""
+
+    def test_contention_only_where_given(self):
+        metrics_file = self.useFixture(
+            drs_fixtures.StaticMetricsFixture(conf.CONF))
+        self.flags(metrics_source='static', group='drs')
+        metrics_file.write({'a': 100, 'b': 100}, {'u1': 2.0},
+                           waiting={'a': 1.5}, instance_waits={'u1': 0.5})
+        source = sources.load(conf.CONF)
+        self.assertEqual({'a': 1.5, 'b': None}, {
+            h: s.cpu_waiting
+            for h, s in source.host_samples(None, ['a', 'b']).items()})
+        self.assertEqual({'u1': 0.5},
+                         source.instance_waits(None, [Instance('u1')]))
