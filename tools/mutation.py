@@ -88,7 +88,8 @@ MODULES = {
     'rebalance/live.py': ['tests.unit.live.test_live',
                           'tests.unit.live.test_read_instances',
                           'tests.unit.live.test_drain_blocked'],
-    'rebalance/from_conf.py': [_REBALANCE + 'test_conf'],
+    'rebalance/from_conf.py': [_REBALANCE + 'test_conf',
+                                _REBALANCE + 'test_aggressiveness'],
     'rebalance/aggregate_settings.py': [
         'tests.unit.live.test_aggregate_settings'],
     'rebalance/executor.py': ['tests.unit.live.test_executor',

@@ -29,7 +29,7 @@ LEVELS = {
     # Migrations planned per period.
     'max_migrations_per_period': (1, 1, 2, 3, 4),
     # Seconds before a moved instance may move again.
-    'instance_cooldown': (14400, 7200, 3600, 1800, 900),
+    'instance_cooldown': (14400, 7200, 3600, 1800, 1800),
     # Seconds of relief a move must pay for (the cost-benefit rule).
     'benefit_horizon': (14400, 7200, 3600, 1800, 900),
     # Leveling in bursty pools: off at 1 and 2.

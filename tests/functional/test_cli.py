@@ -166,6 +166,21 @@ class CLITest(base.RebalanceTestBase):
                          {h['host'] for h in status['hosts']})
         self.assertIn(self.idle, status['blocked'])
 
+    def test_status_shows_the_aggressiveness_level_and_overrides(self):
+        # The harness sets stabilization 2; the rest follows level 3.
+        code, status = self.cli(inspect.status)
+        self.assertEqual(errors.OK, code)
+        level = status['aggressiveness']
+        self.assertEqual(3, level['aggressiveness'])
+        self.assertEqual({'value': 2, 'level_value': 1, 'overridden': True},
+                         level['options']['stabilization'])
+        self.assertEqual(
+            {'value': 5.0, 'level_value': 5.0, 'overridden': False},
+            level['options']['min_improvement'])
+        code, text = self.cli(inspect.status, json_output=False)
+        self.assertIn('Aggressiveness 3 (balanced;', text)
+        self.assertIn('set in the configuration (level: 1)', text)
+
     def test_status_lists_an_instance_a_drs_move_left_in_error(self):
         # As Nova leaves it when the destination refuses the instance in
         # an unexpected way: the DRS migration in error, the instance too.

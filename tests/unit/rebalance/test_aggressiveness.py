@@ -143,7 +143,7 @@ class ConfigFileTest(test.NoDBTestCase):
         parsed = simulate_cli._drs([path])
         self.assertEqual(dict(level_values(5), max_migrations_per_period=2),
                          planner_values(from_conf.planner_config(parsed)))
-        self.assertEqual(900, from_conf.instance_cooldown(parsed))
+        self.assertEqual(1800, from_conf.instance_cooldown(parsed))
         self.assertEqual({'max_migrations_per_period': 2},
                          rebalance.overrides(parsed))
 
