@@ -1,5 +1,5 @@
 """Power management against the live cloud: the leader's side of the pure
-:mod:`.power` plan.
+:mod:`~nova_drs_scheduler.planning.power` plan.
 
 A host goes to standby in three steps, each period re-read from the DRS
 database so that any leader continues where the last one stopped:
@@ -26,13 +26,13 @@ from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import drain
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.power import base as power_base
 from nova_drs_scheduler.power import loading as power_loading
 from nova_drs_scheduler.rebalance import compute_service
-from nova_drs_scheduler.rebalance import drain
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
-from nova_drs_scheduler.rebalance import power
 
 CONF = conf.CONF
 LOG = logging.getLogger(__name__)

@@ -19,11 +19,11 @@ from oslo_utils import fixture as utils_fixture
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
