@@ -78,7 +78,7 @@ class PlannerConfig:
     #: Nova's ``max_concurrent_live_migrations`` by default.  Drains count
     #: in ``max_concurrent_migrations`` but not in
     #: ``max_migrations_per_period``, and leave a slot of the total to each
-    #: violated host, up to that budget (:meth:`planner._Planner._limit`).
+    #: violated host, up to that budget (:meth:`working.Working.limit`).
     drain_max_concurrent_migrations_per_host: int = 1
     #: The cost-benefit rule (``benefit``): a move must buy more relief
     #: over this many seconds than it costs; 0 turns the rule off.

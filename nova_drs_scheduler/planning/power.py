@@ -5,7 +5,7 @@ counters in, a :class:`PowerPlan` with a reason on every action and pool
 out.  The live leader and the simulator call the same :func:`plan`, after
 :func:`observe` has fed the period's demand to the forecasts and counters.
 
-A *pool* is what the planner balances within (``planner._pool_key``: the
+A *pool* is what the planner balances within (``working.pool_key``: the
 aggregate pool in ``mode = aggregate``, one pool in global mode).  Per
 pool:
 
@@ -52,7 +52,7 @@ from collections.abc import Mapping
 from nova_drs_scheduler.planning import capacity
 from nova_drs_scheduler.planning import forecast
 from nova_drs_scheduler.planning import model
-from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import working
 
 #: Kinds of :class:`PowerAction`.
 STANDBY, WAKE, CANCEL = 'standby', 'wake', 'cancel'
@@ -186,7 +186,7 @@ def _pools(snapshot: model.Snapshot) -> list:
     for name in sorted(snapshot.hosts):
         host = snapshot.hosts[name]
         if _managed(host, snapshot.config):
-            grouped.setdefault(planner._pool_key(host, snapshot.config),
+            grouped.setdefault(working.pool_key(host, snapshot.config),
                                []).append(host)
     pools = []
     for key in sorted(grouped, key=_key):
@@ -501,7 +501,7 @@ class _PoolPlan:
         band's top, else why not."""
         cfg, hosts = self.config, self.snapshot.hosts
         # At their outlook, as the planner judges a destination.
-        cpu = {h.name: h.cpu_percent + planner._lag(h)
+        cpu = {h.name: h.cpu_percent + working.lag(h)
                for h in self.taking
                if h.cpu_percent is not None and h.schedulable}
         ram = {h.name: h.ram_percent for h in self.taking}

@@ -30,6 +30,7 @@ from nova_drs_scheduler.planning import drain
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning import relief
+from nova_drs_scheduler.planning.goals import level
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
@@ -531,7 +532,7 @@ class Rebalancer:
                      for name, rows in cloud.hosts.items()}
         if config.level_gap > 0:
             # And those the planner may level from (doc/balancing.md).
-            over |= planner.leveling_sources(hosts, config)
+            over |= level.leveling_sources(hosts, config)
         if powered:
             # And those power management may choose to empty for standby.
             over |= self.power.needs_instances(standby.with_power(

@@ -51,10 +51,10 @@ from collections.abc import Callable
 
 from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
-from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning import power as power_plan
 from nova_drs_scheduler.planning import recent_moves
 from nova_drs_scheduler.planning import relief
+from nova_drs_scheduler.planning.goals import level
 from nova_drs_scheduler.simulate import cluster as cluster_mod
 from nova_drs_scheduler.simulate import links
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod
@@ -208,7 +208,7 @@ class PeriodView:
         measured = {name for name, status in self.statuses.items()
                     if status.counter > 0}
         measured.update(self.maintenance)
-        return measured | planner.leveling_sources(hosts, config)
+        return measured | level.leveling_sources(hosts, config)
 
     def candidates(self) -> model.CandidatesFn:
         return cluster_mod.CapacityCandidates(self.cluster)

@@ -41,7 +41,7 @@ CPU and RAM are weighed together through
 
 Inside the margin (:meth:`BalancedPolicy.inside`): when the margin refuses
 every destination of a violated host, the planner looks again with the
-margin graded by how warm the pool is (``planner.pool_room``).  A
+margin graded by how warm the pool is (``working.pool_room``).  A
 flat margin turns the DRS off exactly when a pool is warm, while a load
 that rose and stays never cools by itself; a cool pool keeps the whole
 margin, which earns its keep against ping-pong on bursty days.

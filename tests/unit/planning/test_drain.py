@@ -6,6 +6,7 @@ import testtools
 
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning.goals import level
 from tests import snapshots as h
 
 load_tests = testscenarios.load_tests_apply_scenarios
@@ -510,10 +511,10 @@ class AutomationOffLevelingTest(testtools.TestCase):
                  for name, cpu, rate, kwargs in (
                      ('a', 75.0, 3.0, {}),
                      ('off', 79.0, 0.0, {'automation_off': True}))}
-        self.assertEqual({'a'}, planner.leveling_sources(
+        self.assertEqual({'a'}, level.leveling_sources(
             hosts, model.PlannerConfig()))
-        self.assertEqual({None: 3.0}, planner.rise_rates(
+        self.assertEqual({None: 3.0}, level.rise_rates(
             hosts, model.PlannerConfig()))
         on = dict(hosts, off=h.host('off', 79.0, rise_rate=0.0))
-        self.assertEqual(set(), planner.leveling_sources(
+        self.assertEqual(set(), level.leveling_sources(
             on, model.PlannerConfig()))

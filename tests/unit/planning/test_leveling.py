@@ -7,6 +7,7 @@ import testtools
 from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning.goals import level
 from tests import snapshots as h
 
 
@@ -257,7 +258,7 @@ class LevelingSourcesTest(testtools.TestCase):
     """The hosts whose instances the live service must measure."""
 
     def sources(self, hosts, **config):
-        return planner.leveling_sources(hosts, model.PlannerConfig(**config))
+        return level.leveling_sources(hosts, model.PlannerConfig(**config))
 
     def test_hosts_within_the_band_of_a_pool_that_levels(self):
         hosts = hosts_at(('a', 70.0, 3.0, {}), ('b', 69.9, 3.0, {}),
@@ -287,7 +288,7 @@ class LevelingSourcesTest(testtools.TestCase):
         # In global mode the four share one pool: 2.0 a host, under 3.
         self.assertEqual(set(), self.sources(hosts))
         self.assertEqual({None: 2.0},
-                         planner.rise_rates(hosts, model.PlannerConfig()))
+                         level.rise_rates(hosts, model.PlannerConfig()))
 
 
 def leveled(hosts, instances, **kwargs):
@@ -320,7 +321,7 @@ class LevelingOrderAndLimitsTest(testtools.TestCase):
 
     def test_any_gap_above_zero_turns_it_on(self):
         self.assertEqual(1, len(leveled(HOSTS, INSTANCES, level_gap=0.5)))
-        self.assertEqual({'hot'}, planner.leveling_sources(
+        self.assertEqual({'hot'}, level.leveling_sources(
             hosts_at(('hot', 78.0, 3.0, {}), ('cool', 40.0, 3.0, {})),
             model.PlannerConfig(level_gap=0.5)))
 
@@ -389,14 +390,14 @@ class LevelingOrderAndLimitsTest(testtools.TestCase):
 
     def test_the_mean_rate_is_not_rounded(self):
         hosts = hosts_at(('a', 75.0, 2.5, {}), ('b', 40.0, 3.6, {}))
-        self.assertAlmostEqual(3.05, planner.rise_rates(
+        self.assertAlmostEqual(3.05, level.rise_rates(
             hosts, model.PlannerConfig())[None])
-        self.assertEqual({'a'}, planner.leveling_sources(
+        self.assertEqual({'a'}, level.leveling_sources(
             hosts, model.PlannerConfig(level_rise_rate=3.05)))
-        self.assertEqual(set(), planner.leveling_sources(
+        self.assertEqual(set(), level.leveling_sources(
             hosts, model.PlannerConfig(level_rise_rate=3.06)))
         hosts = hosts_at(('a', 75.0, 4.0, {}), ('b', 40.0, 4.0, {}))
-        self.assertEqual({'a'}, planner.leveling_sources(
+        self.assertEqual({'a'}, level.leveling_sources(
             hosts, model.PlannerConfig(mode=h.fresh('global'))))
 
     def test_a_source_past_the_margin_takes_nothing_back(self):

@@ -14,6 +14,7 @@ from nova_drs_scheduler.planning import forecast
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning import power
+from nova_drs_scheduler.planning import working
 from tests import snapshots as h
 
 AUTO = 'automatic'
@@ -997,7 +998,7 @@ class PropertiesTest(testtools.TestCase):
         for verdict in result.pools:
             self.assertTrue(verdict.reason)
         def key(member):
-            return planner._pool_key(member, snapshot.config)
+            return working.pool_key(member, snapshot.config)
         for action in result.actions:
             hypothesis.event(action.kind)
             self.assertTrue(action.reason)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import working
 
 HOSTS = [f'h{n}' for n in range(8)]
 EPSILON = 1e-6
@@ -181,7 +182,7 @@ class PlanPropertiesTest(testtools.TestCase):
             self, snap, seed):
         cfg = snap.config
         plan = planner.plan(snap, filters(seed))
-        room = planner.pool_room(snap.hosts, cfg)
+        room = working.pool_room(snap.hosts, cfg)
         for move, _, src, dst, _, after in replay(snap, plan):
             cpu, ram = after[dst.name]
             if not move.expected.get('inside_margin'):
