@@ -1,7 +1,7 @@
 """Builders for hand-made planner snapshots (no Nova: the simulator tests
 use them in the Watcher virtualenv too)."""
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 
 
 def host(name, cpu, ram=None, counter=0, vcpus=10, memory_mb=10000,

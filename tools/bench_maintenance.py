@@ -39,7 +39,7 @@ import time
 
 import tabulate
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import cli
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import maintenance

@@ -9,7 +9,7 @@ states and a linear power model (``simulate/power.py``), under four rows:
 - ``none``: Nova's placement, never rebalanced, every host on;
 - ``balanced``: our planner, every host on;
 - ``balanced+power``: the same with power management ``automatic``
-  (``rebalance.power.plan`` after each balancing plan);
+  (``planning.power.plan`` after each balancing plan);
 - Watcher's ``vm_workload_consolidation`` (python-watcher 17.0.0, unchanged,
   ``simulate/watcher_consolidation.py``) as a continuous audit every
   ``--audit-interval`` seconds; the hosts it disables count as powered off

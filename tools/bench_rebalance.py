@@ -46,7 +46,7 @@ from benchlib.rebalance.scale import planning_time
 from benchlib.rebalance.watcher_grid import GRIDS
 from benchlib.rebalance.watcher_grid import watcher_variants
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import cli
 from nova_drs_scheduler.simulate import strategies
 from nova_drs_scheduler.simulate import traces

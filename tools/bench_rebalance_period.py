@@ -82,8 +82,8 @@ from nova_drs_scheduler import conf as drs_conf  # noqa: E402
 from nova_drs_scheduler import host_manager  # noqa: E402
 from nova_drs_scheduler.db import migration as drs_migration  # noqa
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
+from nova_drs_scheduler.planning import planner  # noqa: E402
 from nova_drs_scheduler.rebalance import candidates  # noqa: E402
-from nova_drs_scheduler.rebalance import planner  # noqa: E402
 from nova_drs_scheduler.rebalance.sources import nova as nova_source  # noqa
 
 CONF = drs_conf.CONF

@@ -38,7 +38,7 @@ import json
 import re
 import sys
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import cli
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import strategies

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How early power management's forecast sees a pool cross its band.
 
-Judges :mod:`nova_drs_scheduler.rebalance.forecast` the way power
+Judges :mod:`nova_drs_scheduler.planning.forecast` the way power
 management uses it: a standby host must be woken a boot time before the
 pool's demand crosses the band's top.  The VMs of a trace are dealt at
 random into pools (``--pool`` VMs each, ``--seeds`` ways); a pool's demand
@@ -40,7 +40,7 @@ import math
 import random
 import sys
 
-from nova_drs_scheduler.rebalance import forecast
+from nova_drs_scheduler.planning import forecast
 from nova_drs_scheduler.simulate import traces
 
 QUANTILES = (0.5, 0.7, 0.9)

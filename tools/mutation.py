@@ -47,14 +47,15 @@ SESSIONS = ROOT / '.mutation'
 COSMIC_RAY = os.path.join(os.path.dirname(sys.executable), 'cosmic-ray')
 
 _FILTERS = 'tests.unit.filters.'
-_REBALANCE = 'tests.unit.rebalance.'
+_PLANNING = 'tests.unit.planning.'
+_LIVE = 'tests.unit.live.'
 _HOST_MANAGER = 'tests.unit.host_manager.'
 _SIMULATE = 'tests.unit.simulate.'
 #: Most sensitive first: a killed mutant stops at its first failure.
 _HOST_CACHE_TESTS = [_HOST_MANAGER + name for name in (
     'test_refresh', 'test_requests', 'test_isolation', 'test_reuse',
     'test_background', 'test_owner_trait', 'test_flags')]
-_PLANNER_TESTS = [_REBALANCE + name for name in (
+_PLANNER_TESTS = [_PLANNING + name for name in (
     'test_balanced', 'test_inside_margin', 'test_rails', 'test_no_return',
     'test_seed',
     'test_cost', 'test_policies', 'test_deviation', 'test_leveling',
@@ -72,53 +73,61 @@ MODULES = {
     'filters/utilization.py': [_FILTERS + 'test_utilization'],
     'weighers/__init__.py': ['tests.unit.weighers.test_registry'],
     'weighers/utilization.py': ['tests.unit.weighers.test_utilization'],
-    'rebalance/metrics.py': [_REBALANCE + 'test_metrics',
-                             _REBALANCE + 'test_deviation',
-                             _REBALANCE + 'test_leveling'],
-    'rebalance/planner.py': _PLANNER_TESTS,
-    'rebalance/capacity.py': [_REBALANCE + 'test_capacity'],
-    'rebalance/drain_plan.py': [_REBALANCE + 'test_drain_plan'],
-    'rebalance/drain_time.py': [_REBALANCE + 'test_drain_time'],
-    'rebalance/policies/__init__.py': _PLANNER_TESTS,
-    'rebalance/policies/base.py': _PLANNER_TESTS,
-    'rebalance/policies/balanced.py': _PLANNER_TESTS,
-    'rebalance/policies/seed.py': _PLANNER_TESTS,
+    'planning/metrics.py': [_PLANNING + 'test_metrics',
+                             _PLANNING + 'test_deviation',
+                             _PLANNING + 'test_leveling'],
+    'planning/planner.py': _PLANNER_TESTS,
+    'planning/working.py': _PLANNER_TESTS,
+    'planning/search.py': _PLANNER_TESTS,
+    'planning/moves.py': _PLANNER_TESTS,
+    'planning/cost_benefit.py': _PLANNER_TESTS,
+    'planning/reasons.py': _PLANNER_TESTS,
+    'planning/goals/drain.py': _PLANNER_TESTS,
+    'planning/goals/relieve.py': _PLANNER_TESTS,
+    'planning/goals/level.py': _PLANNER_TESTS,
+    'planning/capacity.py': [_PLANNING + 'test_capacity'],
+    'planning/drain_plan.py': [_PLANNING + 'test_drain_plan'],
+    'planning/drain_time.py': [_PLANNING + 'test_drain_time'],
+    'planning/policies/__init__.py': _PLANNER_TESTS,
+    'planning/policies/base.py': _PLANNER_TESTS,
+    'planning/policies/balanced.py': _PLANNER_TESTS,
+    'planning/policies/seed.py': _PLANNER_TESTS,
     'rebalance/candidates.py': ['tests.unit.live.test_candidates'],
     'rebalance/sources/nova.py': ['tests.unit.live.test_nova_source'],
     'rebalance/live.py': ['tests.unit.live.test_live',
                           'tests.unit.live.test_read_instances',
                           'tests.unit.live.test_drain_blocked'],
-    'rebalance/from_conf.py': [_REBALANCE + 'test_conf',
-                                _REBALANCE + 'test_aggressiveness'],
+    'from_conf.py': [_PLANNING + 'test_conf',
+                     'tests.unit.test_aggressiveness'],
     'rebalance/aggregate_settings.py': [
         'tests.unit.live.test_aggregate_settings'],
     'rebalance/executor.py': ['tests.unit.live.test_executor',
-                              _REBALANCE + 'test_no_return'],
-    'rebalance/drain.py': [_REBALANCE + 'test_drain_state'],
+                              _PLANNING + 'test_no_return'],
+    'planning/drain.py': [_PLANNING + 'test_drain_state'],
     # The hypothesis properties are left out: too slow per mutant; and
     # conf.validate, which needs the package's entry points installed.
-    'rebalance/power.py': [_REBALANCE + 'test_power.' + name for name in (
+    'planning/power.py': [_PLANNING + 'test_power.' + name for name in (
         'StandbyTest', 'WakeTest', 'CancelTest', 'ObserveTest', 'CountTest',
         'PlanTest', 'ConfigTest.test_defaults',
         'ConfigTest.test_follows_the_options')],
-    'rebalance/forecast.py': [_REBALANCE + 'test_forecast'],
-    'rebalance/benefit.py': [_REBALANCE + 'test_benefit'],
-    'rebalance/relief.py': [_REBALANCE + 'test_relief',
-                            _REBALANCE + 'test_rebalancer_relief'],
-    'rebalance/recent_moves.py': [
-        _REBALANCE + 'test_recent_moves', _REBALANCE + 'test_no_return',
+    'planning/forecast.py': [_PLANNING + 'test_forecast'],
+    'planning/benefit.py': [_PLANNING + 'test_benefit'],
+    'planning/relief.py': [_PLANNING + 'test_relief',
+                            _LIVE + 'test_rebalancer_relief'],
+    'planning/recent_moves.py': [
+        _PLANNING + 'test_recent_moves', _PLANNING + 'test_no_return',
         'tests.unit.live.test_executor.MigrationStateTest'],
-    'rebalance/recommendations.py': [_REBALANCE + 'test_recommendations'],
+    'rebalance/recommendations.py': [_LIVE + 'test_recommendations'],
     'rebalance/standby.py': ['tests.unit.live.test_standby'],
     'rebalance/compute_service.py': ['tests.unit.live.test_compute_service'],
     'db/power_rows.py': ['tests.unit.db.test_power_rows'],
-    'rebalance/model.py': [_REBALANCE + 'test_model',
-                           _REBALANCE + 'test_conf'] + _PLANNER_TESTS,
+    'planning/model.py': [_PLANNING + 'test_model',
+                           _PLANNING + 'test_conf'] + _PLANNER_TESTS,
     'rebalance/record.py': ['tests.unit.live.test_record',
                             'tests.unit.live.test_deadline.NotRelievedTest'],
     'rebalance/rebalancer.py': [
         'tests.unit.live.test_rebalancer',
-        _REBALANCE + 'test_rebalancer_relief',
+        _LIVE + 'test_rebalancer_relief',
         'tests.unit.test_pacing.PeriodBudgetTest',
         'tests.unit.live.test_deadline.NotRelievedTest'],
     'cli/maintenance.py': ['tests.unit.test_cli_maintenance'],
@@ -141,7 +150,7 @@ MODULES = {
     'host_manager/weighing.py': [
         _HOST_MANAGER + 'test_handlers.WeightHandlerTest'],
     'db/store.py': ['tests.unit.db.test_store',
-                    _REBALANCE + 'test_recommendations'],
+                    _LIVE + 'test_recommendations'],
     'simulate/scoring.py': [_SIMULATE + 'test_scoring'],
     'simulate/cluster.py': [_SIMULATE + 'test_cluster'],
     'simulate/traces.py': [_SIMULATE + 'test_traces'],

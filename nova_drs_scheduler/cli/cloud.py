@@ -13,7 +13,7 @@ import contextlib
 
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
-from nova_drs_scheduler.rebalance import drain_plan
+from nova_drs_scheduler.planning import drain_plan
 
 
 def dry_run(conf) -> dict:

@@ -4,7 +4,7 @@ whether the moves bought the relief their plan expected."""
 from nova_drs_scheduler.cli import db
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import output
-from nova_drs_scheduler.rebalance import relief
+from nova_drs_scheduler.planning import relief
 
 
 def add_parser(subparsers, parents):

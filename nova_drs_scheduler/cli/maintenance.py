@@ -180,7 +180,7 @@ def wait(args, store, hosts: list, timeout: float, conf,
     """Print a line each time a drain's progress changes, until every
     host is drained or blocked; 0 when all are drained, BLOCKED when one
     is blocked, TIMED_OUT when ``timeout`` passes first."""
-    from nova_drs_scheduler.rebalance import drain
+    from nova_drs_scheduler.planning import drain
 
     deadline = clock() + timeout
     shown = {}
@@ -229,7 +229,7 @@ def summary(row: dict, conf) -> dict:
     and whether the leader has gone silent."""
     from oslo_utils import timeutils
 
-    from nova_drs_scheduler.rebalance import drain
+    from nova_drs_scheduler.planning import drain
 
     progress = row.get('progress') or {}
     now = timeutils.utcnow()

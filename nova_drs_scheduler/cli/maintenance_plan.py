@@ -2,7 +2,7 @@
 before any enters maintenance.
 
 A dry run on the live period's snapshot (:func:`.cloud.maintenance_plan`),
-decided by :mod:`.rebalance.drain_plan`: nothing moves, nothing is stored.
+decided by :mod:`.planning.drain_plan`: nothing moves, nothing is stored.
 """
 
 import collections
@@ -10,9 +10,9 @@ import collections
 from nova_drs_scheduler.cli import cloud
 from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import output
-from nova_drs_scheduler.rebalance import drain
-from nova_drs_scheduler.rebalance import drain_plan
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import drain
+from nova_drs_scheduler.planning import drain_plan
+from nova_drs_scheduler.planning import model
 
 
 def plan_(args, conf) -> int:

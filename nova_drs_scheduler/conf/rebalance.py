@@ -9,13 +9,12 @@ from importlib import metadata
 
 from oslo_config import cfg
 
+from nova_drs_scheduler import plugin_namespaces
 from nova_drs_scheduler.conf import utilization
 
-#: The stevedore namespaces ``policy`` and ``metrics_source`` name an entry
-#: of. Plug-ins add names, so they are checked against what is installed
-#: at start (:func:`check`), not listed as choices.
-POLICY_NAMESPACE = 'nova_drs_scheduler.policies'
-METRICS_SOURCE_NAMESPACE = 'nova_drs_scheduler.metrics_sources'
+# ``policy`` and ``metrics_source`` name an entry of a stevedore namespace
+# (plugin_namespaces). Plug-ins add names, so they are checked against
+# what is installed at start (:func:`check`), not listed as choices.
 
 #: ``[drs] aggressiveness``: the values each level, 1 to 5, gives the
 #: options that trade overload against migrations, as measured by the
@@ -505,12 +504,12 @@ def _names(namespace: str) -> list[str]:
 def check(conf):
     """Cross-option rules that types and bounds cannot express."""
     drs = conf.drs
-    known = _names(POLICY_NAMESPACE)
+    known = _names(plugin_namespaces.POLICIES)
     if drs.policy not in known:
         return (f'Invalid value for option [drs] policy: {drs.policy!r} is '
                 f'not an installed policy ({", ".join(known)}).')
     if drs.automation != 'off':
-        known = _names(METRICS_SOURCE_NAMESPACE)
+        known = _names(plugin_namespaces.METRICS_SOURCES)
         if drs.metrics_source not in known:
             return (f'Invalid value for option [drs] metrics_source: '
                     f'{drs.metrics_source!r} is not an installed metric '

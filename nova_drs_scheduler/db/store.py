@@ -16,12 +16,12 @@ from oslo_db.sqlalchemy import enginefacade
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from nova_drs_scheduler import maintenance_states
 from nova_drs_scheduler.conf import database as database_conf
+from nova_drs_scheduler.db import history_file
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import power_rows
 from nova_drs_scheduler.db import tables
-from nova_drs_scheduler.rebalance import drain
-from nova_drs_scheduler.rebalance import record
 
 LOG = logging.getLogger(__name__)
 
@@ -40,7 +40,9 @@ _NOT_TRIED = ('planned', 'recommended', 'dry-run')
 
 #: Maintenance states, as the leader reports them (``enter`` starts at
 #: ``draining``).
-DRAINING, DRAINED, BLOCKED = drain.DRAINING, drain.DRAINED, drain.BLOCKED
+DRAINING, DRAINED, BLOCKED = (maintenance_states.DRAINING,
+                              maintenance_states.DRAINED,
+                              maintenance_states.BLOCKED)
 
 #: How a move's relief check ended (``relief_check['status']``): checked
 #: against its hosts' loads (``relief.check``'s result), given up for want
@@ -369,7 +371,7 @@ class Store(power_rows.PowerRows):
         how many records were copied."""
         if self.count():
             return 0
-        imported = record.read_file(path)[-limit:]
+        imported = history_file.read(path)[-limit:]
         if imported and imported[-1].get('windows'):
             self.save_windows(imported[-1]['windows'], {})
         for rec in imported:
@@ -528,7 +530,7 @@ class Store(power_rows.PowerRows):
                            progress: dict) -> bool:
         """Store the leader's latest view of ``host``'s drain; False when
         the row is gone (an exit came first), so the leader stops."""
-        if state not in drain.STATES:
+        if state not in maintenance_states.STATES:
             raise ValueError(f'unknown maintenance state {state!r}')
         now = timeutils.utcnow()
         with self._write() as conn:

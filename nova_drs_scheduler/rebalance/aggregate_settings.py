@@ -25,13 +25,11 @@ from oslo_log import log as logging
 from oslo_utils import strutils
 
 from nova_drs_scheduler import log_once
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 
 LOG = logging.getLogger(__name__)
 
 MODES = ('global', 'aggregate')
-#: Automation and power management levels, most cautious first.
-LEVELS = ('off', 'manual', 'automatic')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,8 +58,9 @@ def host_settings(host: str, aggregates, config: model.PlannerConfig,
     excluded = (True in _values(host, metadata, 'drs_exclude', _bool) or
                 False in _values(host, metadata, 'drs_enabled', _bool))
     names = sorted(name for name, _md in metadata)
-    levels = _values(host, metadata, 'drs_automation', _choice(LEVELS))
-    power = _values(host, metadata, 'drs_power_management', _choice(LEVELS))
+    levels = _values(host, metadata, 'drs_automation', _choice(model.LEVELS))
+    power = _values(host, metadata, 'drs_power_management',
+                    _choice(model.LEVELS))
     return HostSettings(
         mode='aggregate' if 'aggregate' in modes else (
             modes.pop() if modes else config.mode),
@@ -71,8 +70,9 @@ def host_settings(host: str, aggregates, config: model.PlannerConfig,
         ram_threshold=min(_values(host, metadata, 'drs_ram_threshold',
                                   _percent), default=config.ram_threshold),
         excluded=excluded,
-        automation=min(levels, key=LEVELS.index, default=None),
-        power_level=min(power, key=LEVELS.index, default=power_management))
+        automation=min(levels, key=model.LEVELS.index, default=None),
+        power_level=min(power, key=model.LEVELS.index,
+                        default=power_management))
 
 
 def any_enabled(aggregates) -> bool:
@@ -80,7 +80,7 @@ def any_enabled(aggregates) -> bool:
     (``drs_automation`` or ``drs_power_management`` ``manual`` or
     ``automatic``) although ``[drs]`` leaves them off."""
     return any(str((agg.metadata or {}).get(key, '')).strip().lower()
-               in LEVELS[1:] for agg in aggregates
+               in model.LEVELS[1:] for agg in aggregates
                for key in ('drs_automation', 'drs_power_management'))
 
 

@@ -18,7 +18,7 @@ answer, minus what other schedulers claimed meanwhile, which the filters
 and Nova's own checks at the move's start catch anyway.  The answer
 carries each host's room from placement's provider summaries, and the
 planner takes off it what the period's earlier moves take
-(:mod:`.capacity`).
+(:mod:`~nova_drs_scheduler.planning.capacity`).
 
 Moves planned earlier in the same period are not in Nova's database yet,
 and Nova's compute-side check would refuse a second server-group member
@@ -37,7 +37,7 @@ from nova.scheduler import utils as scheduler_utils
 from oslo_log import log as logging
 
 from nova_drs_scheduler import pacing
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 
 LOG = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ class PlacementUnavailableError(Exception):
 
 
 class LiveCandidates:
-    """A :data:`~.model.CandidatesFn` over Nova's live scheduler state."""
+    """A :data:`~nova_drs_scheduler.planning.model.CandidatesFn` over
+    Nova's live scheduler state."""
 
     def __init__(self, context, host_manager, placement_client, instances):
         """``instances``: {uuid: live.InstanceRow} of this period."""

@@ -25,8 +25,8 @@ from nova.compute import api as compute_api
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import recent_moves
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import recent_moves
 
 LOG = logging.getLogger(__name__)
 

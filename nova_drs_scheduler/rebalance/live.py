@@ -37,10 +37,10 @@ from oslo_utils import timeutils
 
 from nova_drs_scheduler import log_once
 from nova_drs_scheduler import pacing
+from nova_drs_scheduler.planning import metrics
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import recent_moves
 from nova_drs_scheduler.rebalance import executor
-from nova_drs_scheduler.rebalance import metrics
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import recent_moves
 
 LOG = logging.getLogger(__name__)
 

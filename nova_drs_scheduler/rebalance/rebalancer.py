@@ -22,20 +22,21 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
+from nova_drs_scheduler import from_conf
 from nova_drs_scheduler import pacing
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import drain
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import relief
+from nova_drs_scheduler.planning.goals import level
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import candidates
-from nova_drs_scheduler.rebalance import drain
 from nova_drs_scheduler.rebalance import executor
-from nova_drs_scheduler.rebalance import from_conf
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
-from nova_drs_scheduler.rebalance import relief
 from nova_drs_scheduler.rebalance import sources
 from nova_drs_scheduler.rebalance import standby
 from nova_drs_scheduler.rebalance import telemetry
@@ -531,7 +532,7 @@ class Rebalancer:
                      for name, rows in cloud.hosts.items()}
         if config.level_gap > 0:
             # And those the planner may level from (doc/balancing.md).
-            over |= planner.leveling_sources(hosts, config)
+            over |= level.leveling_sources(hosts, config)
         if powered:
             # And those power management may choose to empty for standby.
             over |= self.power.needs_instances(standby.with_power(
@@ -569,7 +570,8 @@ class Rebalancer:
         """The snapshot a period would plan with ``hosts`` in maintenance
         too, and its candidates callback; nothing acts or changes.
 
-        For ``nova-drs maintenance plan`` (:mod:`.drain_plan`): built as
+        For ``nova-drs maintenance plan``
+        (:mod:`~nova_drs_scheduler.planning.drain_plan`): built as
         :meth:`dry_run`'s period is, from the stored windows.
         """
         config = from_conf.planner_config(CONF)

@@ -15,7 +15,7 @@ live migration (re-validated by the conductor, claimed in placement).
 import dataclasses
 
 from nova_drs_scheduler.db import store as db_store
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 
 
 def migrations(store: db_store.Store, states) -> list[dict]:

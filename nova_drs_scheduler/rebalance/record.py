@@ -1,20 +1,20 @@
 """Decision records: what each period saw, chose, rejected and achieved.
 
-One record per period, built from the planner's :class:`~.model.Plan`, so
-the periodic task, ``nova-drs explain`` and ``history`` show the same
-thing.  The leader stores each record in the DRS database
-(:mod:`nova_drs_scheduler.db.store`) before starting its moves; a move's
-outcome, known only later, is stored with the move.
+One record per period, built from the planner's
+:class:`~nova_drs_scheduler.planning.model.Plan`, so the periodic task,
+``nova-drs explain`` and ``history`` show the same thing.  The leader
+stores each record in the DRS database (:mod:`nova_drs_scheduler.db.store`)
+before starting its moves; a move's outcome, known only later, is stored
+with the move.
 """
 
 import dataclasses
-import json
 import uuid
 from collections.abc import Mapping
 
 from oslo_utils import timeutils
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 
 
 def new_record(automation: str, config: model.PlannerConfig) -> dict:
@@ -105,20 +105,3 @@ def add_move(record: dict, move: model.Move, outcome: dict) -> None:
     recommendation) with its outcome."""
     record['moves'].append(dict(dataclasses.asdict(move), outcome=outcome))
 
-
-def read_file(path: str) -> list[dict]:
-    """Records of a ``[drs] history_file`` (earlier releases), the latest
-    version of each, oldest first.
-
-    A line that is not a JSON object, e.g. one cut by a crash, is skipped.
-    """
-    records = {}
-    with open(path) as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                records[record.get('id')] = record
-    return list(records.values())

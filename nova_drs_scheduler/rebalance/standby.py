@@ -1,5 +1,5 @@
 """Power management against the live cloud: the leader's side of the pure
-:mod:`.power` plan.
+:mod:`~nova_drs_scheduler.planning.power` plan.
 
 A host goes to standby in three steps, each period re-read from the DRS
 database so that any leader continues where the last one stopped:
@@ -26,13 +26,13 @@ from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import drain
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import power
+from nova_drs_scheduler.planning import working
 from nova_drs_scheduler.power import base as power_base
 from nova_drs_scheduler.power import loading as power_loading
 from nova_drs_scheduler.rebalance import compute_service
-from nova_drs_scheduler.rebalance import drain
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
-from nova_drs_scheduler.rebalance import power
 
 CONF = conf.CONF
 LOG = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ def wake_pools(snapshot: model.Snapshot) -> set:
     if not asleep:
         return set()
     host = min(asleep, key=lambda h: (-h.vcpus, h.name))
-    return {planner._pool_key(host, snapshot.config)}
+    return {working.pool_key(host, snapshot.config)}
 
 
 class PowerPeriod:
@@ -238,7 +238,7 @@ class PowerPeriod:
         for name in back:
             host = snapshot.hosts.get(name)
             if host is not None:
-                self.counters[planner._pool_key(host, snapshot.config)] = 0
+                self.counters[working.pool_key(host, snapshot.config)] = 0
 
     def _learn(self, booted: Mapping[str, float]) -> None:
         """The boot time to plan with: the driver's where it measures

@@ -19,9 +19,9 @@ from oslo_config import cfg
 
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import extras
+from nova_drs_scheduler import from_conf
 from nova_drs_scheduler.cli import errors
-from nova_drs_scheduler.rebalance import from_conf
-from nova_drs_scheduler.rebalance import power as power_plan
+from nova_drs_scheduler.planning import power as power_plan
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod

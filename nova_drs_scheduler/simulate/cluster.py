@@ -20,7 +20,7 @@ import itertools
 import math
 import random
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import links
 
 #: The planner's defaults: the simulated migration is the one it costs.

@@ -12,17 +12,17 @@ it.  Each period, in the order the live service sees the world:
    ``power``);
 2. every host's CPU is measured from the trace (a copy of the period past
    on both hosts for as long as it ran) and fed to the same
-   :class:`~nova_drs_scheduler.rebalance.metrics.MetricsWindows` as in
+   :class:`~nova_drs_scheduler.planning.metrics.MetricsWindows` as in
    production (built from the same ``[drs]`` options), which judge hosts;
    the scorecard counts overloaded, DRS-caused and unserved load, and the
    moves due for their relief check are checked on this measurement;
 3. the strategy plans on that view (for our policies: a
-   :class:`~nova_drs_scheduler.rebalance.model.Snapshot` and the capacity
+   :class:`~nova_drs_scheduler.planning.model.Snapshot` and the capacity
    candidates, handed to the production planner);
 4. each planned move is re-validated as Nova would when it starts it
    (instance not already migrating, capacity filters on the destination)
    and started, or counted as failed; a power plan's actions among them
-   (``rebalance.power.PowerAction``) apply after them.  A move with no
+   (``planning.power.PowerAction``) apply after them.  A move with no
    destination is Nova's scheduler's to place (Watcher's
    ``host_maintenance``).
 
@@ -46,12 +46,12 @@ import math
 import statistics
 from collections.abc import Callable
 
-from nova_drs_scheduler.rebalance import metrics
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
-from nova_drs_scheduler.rebalance import power as power_plan
-from nova_drs_scheduler.rebalance import recent_moves
-from nova_drs_scheduler.rebalance import relief
+from nova_drs_scheduler.planning import metrics
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import power as power_plan
+from nova_drs_scheduler.planning import recent_moves
+from nova_drs_scheduler.planning import relief
+from nova_drs_scheduler.planning.goals import level
 from nova_drs_scheduler.simulate import cluster as cluster_mod
 from nova_drs_scheduler.simulate import links
 from nova_drs_scheduler.simulate import maintenance as maintenance_mod
@@ -69,7 +69,7 @@ class Settings:
     """The ``[drs]`` values the loop needs besides the planner's own."""
 
     config: model.PlannerConfig
-    #: Fresh per-host windows, e.g. ``rebalance.from_conf.metrics_windows``.
+    #: Fresh per-host windows, e.g. ``from_conf.metrics_windows``.
     windows: Callable[[], metrics.MetricsWindows]
     #: Seconds per period (``[drs] rebalance_interval``).
     interval: int = 60
@@ -203,7 +203,7 @@ class PeriodView:
         measured = {name for name, status in self.statuses.items()
                     if status.counter > 0}
         measured.update(self.maintenance)
-        return measured | planner.leveling_sources(hosts, config)
+        return measured | level.leveling_sources(hosts, config)
 
     def candidates(self) -> model.CandidatesFn:
         return cluster_mod.CapacityCandidates(self.cluster)

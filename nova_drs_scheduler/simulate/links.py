@@ -12,7 +12,7 @@ a simple fair share (a copy held back by its other link leaves the rest
 of its share unused, where max-min fairness would hand it on).
 
 A copy sends the instance's RAM, then the pages the instance re-dirtied
-meanwhile: :func:`~nova_drs_scheduler.rebalance.benefit.migration_seconds`,
+meanwhile: :func:`~nova_drs_scheduler.planning.benefit.migration_seconds`,
 the planner's own cost model, at the instance's load when its copy
 starts.  Its progress runs at the pace its whole copy would have at its
 current share.  Alone on both links it takes the planner's estimate
@@ -25,7 +25,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 
-from nova_drs_scheduler.rebalance import benefit
+from nova_drs_scheduler.planning import benefit
 
 #: Seconds within which two ends count as one moment (float rounding).
 EPSILON = 1e-9

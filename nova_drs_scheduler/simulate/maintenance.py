@@ -17,7 +17,7 @@ host still draining when the run ends.
 import dataclasses
 import math
 
-from nova_drs_scheduler.rebalance import benefit
+from nova_drs_scheduler.planning import benefit
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,9 +5,9 @@ its instances are drained off, as a host in maintenance is), in
 ``standby`` (powered off once empty: it takes no instance and holds no
 load), or ``waking`` (powered on, booting until its ``nova-compute``
 reports up ``boot_seconds`` later; then it is ``on`` and enabled again).
-The states are those of :mod:`nova_drs_scheduler.rebalance.model`; a
+The states are those of :mod:`nova_drs_scheduler.planning.model`; a
 strategy moves hosts between them through :class:`Hosts` (ours through
-``rebalance.power.plan``'s actions, Watcher's through the service-state
+``planning.power.plan``'s actions, Watcher's through the service-state
 actions of ``vm_workload_consolidation``).
 
 Energy follows the linear server power model of published SPECpower_ssj2008
@@ -21,7 +21,7 @@ the period.
 
 import dataclasses
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import maintenance
 
 #: Joules in a kilowatt-hour.

@@ -16,7 +16,7 @@ import statistics
 from collections.abc import Callable
 from collections.abc import Mapping
 
-from nova_drs_scheduler.rebalance import relief
+from nova_drs_scheduler.planning import relief
 
 
 def percentile(values, fraction: float) -> float:
@@ -98,7 +98,7 @@ class Scorecard:
         self.failed = collections.Counter()
         self.moved_mb = 0
         self.ping_pongs = 0
-        #: :func:`~nova_drs_scheduler.rebalance.relief.check` results.
+        #: :func:`~nova_drs_scheduler.planning.relief.check` results.
         self.reliefs = []
         #: Per period, seconds building the strategy's input, and deciding.
         self.input_seconds = []

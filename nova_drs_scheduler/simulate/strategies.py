@@ -2,7 +2,7 @@
 
 A strategy has a ``name`` and ``plan(view) -> (moves, input, decision)``:
 the moves as ``(instance, destination)`` pairs, or as the planner's
-:class:`~nova_drs_scheduler.rebalance.model.Move` objects, whose expected
+:class:`~nova_drs_scheduler.planning.model.Move` objects, whose expected
 loads the engine checks after the move; then two CPU times of
 the process in seconds (``time.process_time``: other work on a shared
 machine does not count), timed the same way for every strategy:
@@ -19,17 +19,17 @@ two periods when a migration ends, or when it asked to be woken
 maintenance, so it is asked for by name, never among :data:`ALL`; so are
 the strategies that manage power (:data:`POWER`), which need a run with a
 power model: ``balanced+power`` (``balanced`` with power management
-``automatic``, ``rebalance.power.plan`` after the balancing plan) and
+``automatic``, ``planning.power.plan`` after the balancing plan) and
 ``watcher_vm_workload_consolidation``.
 """
 
 import dataclasses
 import time
 
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
-from nova_drs_scheduler.rebalance import policies
-from nova_drs_scheduler.rebalance import power
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import policies
+from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.simulate import watcher_adapter
 from nova_drs_scheduler.simulate import watcher_consolidation
 from nova_drs_scheduler.simulate import watcher_maintenance
@@ -104,7 +104,7 @@ class PlannerStrategy:
 class PowerManaged(PlannerStrategy):
     """``balanced`` with power management ``automatic``: each period the
     planner's plan (which drains the hosts entering standby), then
-    :func:`rebalance.power.plan` on the same snapshot, as the live leader
+    :func:`planning.power.plan` on the same snapshot, as the live leader
     runs them.  Its actions follow the moves, so that a host leaves
     service after this period's moves to it have started."""
 

@@ -34,7 +34,7 @@ operator had started the audit again, and the failures are counted.
 
 import time
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import watcher_adapter
 from nova_drs_scheduler.simulate import watcher_applier
 

@@ -23,8 +23,8 @@ from nova_drs_scheduler import conf
 from nova_drs_scheduler import filters
 from nova_drs_scheduler import service
 from nova_drs_scheduler import weighers
+from nova_drs_scheduler.planning import policies
 from nova_drs_scheduler.power import loading as power_loading
-from nova_drs_scheduler.rebalance import policies
 from nova_drs_scheduler.rebalance import sources
 from tests.functional import base
 from tests.functional.rebalance import base as rebalance_base

@@ -22,8 +22,8 @@ from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import history
 from nova_drs_scheduler.cli import inspect
 from nova_drs_scheduler.cli import output
+from nova_drs_scheduler.db import history_file
 from nova_drs_scheduler.db import migration
-from nova_drs_scheduler.rebalance import record
 from tests import tempfiles
 
 
@@ -188,7 +188,7 @@ class TablesTest(testtools.TestCase):
         ]) + '\n')
         # Records as an old history_file holds them (the DRS database
         # imports them as they are): the lines that are no object skipped.
-        records = record.read_file(path)
+        records = history_file.read(path)
         self.assertEqual(2, len(records))
         self.patch(history, 'load', lambda conf, limit, moves_only: records)
         stdout = io.StringIO()

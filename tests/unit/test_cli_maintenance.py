@@ -21,7 +21,7 @@ from nova_drs_scheduler.cli import maintenance
 from nova_drs_scheduler.cli import maintenance_plan
 from nova_drs_scheduler.cli import output
 from nova_drs_scheduler.db import store as db_store
-from nova_drs_scheduler.rebalance import drain_plan
+from nova_drs_scheduler.planning import drain_plan
 from tests import snapshots as h
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)

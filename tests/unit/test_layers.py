@@ -1,5 +1,9 @@
 """The package's layers point one way (doc/architecture.md, "Layers").
 
+The pure decisions (``planning``) reach nothing of the live side, Nova,
+the database or the options; the simulator reaches no live module; the
+database layer reaches neither the decisions nor the live side.
+
 Read from the source with :mod:`ast`, so the rules hold for every import
 statement, whether it runs at import time or later: imports inside
 functions and under ``if TYPE_CHECKING`` count too, since a cycle hidden
@@ -23,6 +27,19 @@ PACKAGE = 'nova_drs_scheduler'
 CONF = f'{PACKAGE}.conf'
 
 
+def rules(package: str) -> dict[str, tuple[str, ...]]:
+    """``{importers: what they may not reach}``, of ours or not: a
+    package or a module, by its dotted name."""
+    planning, live = f'{package}.planning', f'{package}.rebalance'
+    database = f'{package}.db'
+    return {
+        planning: (live, database, f'{package}.conf', 'nova',
+                   'oslo_config', 'oslo_db', 'sqlalchemy'),
+        f'{package}.simulate': (live,),
+        database: (planning, live),
+    }
+
+
 def modules(root: str, package: str) -> dict[str, str]:
     """``{dotted name: path}`` of every module of ``package`` under root."""
     found = {}
@@ -39,7 +56,7 @@ def modules(root: str, package: str) -> dict[str, str]:
 
 
 def _imported(name: str, path: str, node, known) -> list[str]:
-    """The modules of ours that one import statement names."""
+    """The modules that one import statement names, ours and not."""
     if isinstance(node, ast.Import):
         names = [alias.name for alias in node.names]
     else:
@@ -51,28 +68,52 @@ def _imported(name: str, path: str, node, known) -> list[str]:
             base = base[:len(base) - node.level + 1]
             module = '.'.join(base + ([module] if module else []))
         # ``from package import name``: a submodule, or a name in package.
+        # A submodule or a name in the module: both for another
+        # package's, for the message.
         names = [f'{module}.{alias.name}'
-                 if f'{module}.{alias.name}' in known else module
+                 if f'{module}.{alias.name}' in known or
+                 not _ours(name, module) else module
                  for alias in node.names]
-    top = name.split('.')[0]
-    return [n for n in names if n.split('.')[0] == top]
+    return names
+
+
+def _ours(name: str, imported: str) -> bool:
+    return imported.split('.')[0] == name.split('.')[0]
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(f'{prefix}.')
+
+
+def graph(root: str, package: str) -> dict[str, dict[str, int]]:
+    """``{importer: {imported: line}}`` over the package's modules."""
+    return _read(root, package)[0]
+
+
+def third_party(root: str, package: str) -> dict[str, dict[str, int]]:
+    """``{importer: {imported: line}}``: what each module imports that is
+    not ours (the standard library included)."""
+    return _read(root, package)[1]
 
 
 @functools.cache
-def graph(root: str, package: str) -> dict[str, dict[str, int]]:
-    """``{importer: {imported: line}}`` over the package's modules."""
+def _read(root: str, package: str):
     known = modules(root, package)
-    edges = {}
+    edges, others = {}, {}
     for name, path in known.items():
         with open(path, encoding='utf-8') as handle:
             tree = ast.parse(handle.read(), path)
         own = {'.'.join(name.split('.')[:i])
                for i in range(1, name.count('.') + 2)}
         out = edges.setdefault(name, {})
+        other = others.setdefault(name, {})
         for node in ast.walk(tree):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             for target in _imported(name, path, node, known):
+                if not _ours(name, target):
+                    other.setdefault(target, node.lineno)
+                    continue
                 while target not in known:  # an attribute of a module
                     target = target.rpartition('.')[0]
                 parts = target.split('.')
@@ -80,7 +121,31 @@ def graph(root: str, package: str) -> dict[str, dict[str, int]]:
                     needed = '.'.join(parts[:i])
                     if needed in known and needed not in own:
                         out.setdefault(needed, node.lineno)
-    return edges
+    return edges, others
+
+
+def forbidden_reach(edges: dict[str, dict[str, int]],
+                    others: dict[str, dict[str, int]],
+                    layers: dict[str, tuple[str, ...]]) -> list[str]:
+    """One shortest import path from each module of a layer to each thing
+    it may not reach, directly or through other modules of ours."""
+    problems = []
+    for importer in sorted(edges):
+        for layer, banned in layers.items():
+            if not _under(importer, layer):
+                continue
+            paths = {importer: [importer]}
+            queue = [importer]
+            for node in queue:
+                imports = {**others.get(node, {}), **edges[node]}
+                for target, line in sorted(imports.items()):
+                    if any(_under(target, ban) for ban in banned):
+                        problems.append(' -> '.join(
+                            paths[node] + [f'{target} (line {line})']))
+                    elif target in edges and target not in paths:
+                        paths[target] = paths[node] + [target]
+                        queue.append(target)
+    return problems
 
 
 def cycles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
@@ -170,12 +235,24 @@ class PackageLayersTest(testtools.TestCase):
         # A parse that found nothing would pass every rule below.
         self.assertGreater(len(self.edges), 50)
         self.assertIn(f'{PACKAGE}.conf', self.edges[f'{PACKAGE}.service'])
-        self.assertIn(f'{PACKAGE}.rebalance.model',
-                      self.edges[f'{PACKAGE}.rebalance.planner'])
+        self.assertIn(f'{PACKAGE}.planning.model',
+                      self.edges[f'{PACKAGE}.planning.planner'])
+        self.assertIn('nova.objects', third_party(ROOT, PACKAGE)[
+            f'{PACKAGE}.rebalance.executor'])
 
     def test_no_import_cycle(self):
         found = cycles(self.edges)
         self.assertEqual([], found, f'import cycles:\n{_fmt(found)}')
+
+    def test_decisions_simulator_and_database_keep_to_their_side(self):
+        problems = forbidden_reach(self.edges, third_party(ROOT, PACKAGE),
+                                   rules(PACKAGE))
+        self.assertEqual(
+            [], problems,
+            'planning/ may reach nothing of rebalance/, db/, conf/, Nova or '
+            'oslo.config; simulate/ nothing of rebalance/; db/ neither '
+            'planning/ nor rebalance/ (doc/architecture.md):\n' +
+            '\n'.join(problems))
 
     def test_conf_imports_nothing_above_it(self):
         problems = conf_violations(self.edges, CONF)
@@ -198,6 +275,12 @@ class CheckerTest(testtools.TestCase):
         'conf/opts.py': 'from pkg import leaf\n',
         'rebalance/__init__.py': '',
         'rebalance/sources.py': 'from pkg import deadline\n',
+        'planning/__init__.py': '',
+        'planning/model.py': 'import dataclasses\nfrom pkg import leaf\n',
+        'simulate/__init__.py': '',
+        'simulate/engine.py': 'from pkg.planning import model\n',
+        'db/__init__.py': '',
+        'db/store.py': 'import sqlalchemy\nfrom pkg import leaf\n',
     }
 
     def _edges(self, **changed):
@@ -207,12 +290,56 @@ class CheckerTest(testtools.TestCase):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, 'w', encoding='utf-8') as handle:
                 handle.write(text)
+        self.others = third_party(root, 'pkg')
         return graph(root, 'pkg')
 
     def test_clean_package_passes(self):
         edges = self._edges()
         self.assertEqual([], cycles(edges))
         self.assertEqual([], conf_violations(edges, 'pkg.conf'))
+        self.assertEqual([], forbidden_reach(edges, self.others,
+                                             rules('pkg')))
+
+    def test_decisions_reaching_the_live_side_through_a_leaf(self):
+        edges = self._edges(**{
+            'leaf.py': 'from pkg.rebalance import sources\n'})
+        self.assertEqual(
+            ['pkg.planning.model -> pkg.leaf -> pkg.rebalance (line 1)',
+             'pkg.planning.model -> pkg.leaf -> '
+             'pkg.rebalance.sources (line 1)',
+             # The simulator and the database reach it through planning's
+             # model or the leaf.
+             'pkg.db.store -> pkg.leaf -> pkg.rebalance (line 1)',
+             'pkg.db.store -> pkg.leaf -> pkg.rebalance.sources (line 1)',
+             'pkg.simulate.engine -> pkg.planning.model -> pkg.leaf -> '
+             'pkg.rebalance (line 1)',
+             'pkg.simulate.engine -> pkg.planning.model -> pkg.leaf -> '
+             'pkg.rebalance.sources (line 1)'],
+            sorted(forbidden_reach(edges, self.others, rules('pkg')),
+                   key=lambda p: (not p.startswith('pkg.planning'), p)))
+
+    def test_decisions_importing_nova_or_the_options(self):
+        edges = self._edges(**{'planning/model.py': (
+            'def read():\n'
+            '    from oslo_config import cfg\n'
+            '    from nova import objects\n'
+            '    from pkg.conf import opts\n')})
+        self.assertEqual(
+            ['pkg.planning.model -> nova.objects (line 3)',
+             'pkg.planning.model -> oslo_config.cfg (line 2)',
+             'pkg.planning.model -> pkg.conf (line 4)',
+             'pkg.planning.model -> pkg.conf.opts (line 4)'],
+            sorted(p for p in forbidden_reach(edges, self.others,
+                                              rules('pkg'))
+                   if p.startswith('pkg.planning')))
+
+    def test_database_importing_the_decisions(self):
+        edges = self._edges(**{
+            'db/store.py': 'from pkg.planning import model\n'})
+        self.assertEqual(
+            ['pkg.db.store -> pkg.planning (line 1)',
+             'pkg.db.store -> pkg.planning.model (line 1)'],
+            forbidden_reach(edges, self.others, rules('pkg')))
 
     def test_cycle_through_a_function_and_a_package_is_found(self):
         edges = self._edges(**{'conf/opts.py': (

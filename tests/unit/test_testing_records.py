@@ -3,7 +3,7 @@ writes them (rebalance/record.py)."""
 
 import testtools
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import record as rec
 from nova_drs_scheduler.testing import records
 

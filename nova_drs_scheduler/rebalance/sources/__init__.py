@@ -8,14 +8,14 @@ by registering a :class:`~.base.MetricsSource` subclass under
 from stevedore import driver
 from stevedore import exception
 
-from nova_drs_scheduler.conf import rebalance as rebalance_conf
+from nova_drs_scheduler import plugin_namespaces
 from nova_drs_scheduler.rebalance.sources import base
 
 
 def load(conf) -> base.MetricsSource:
     """Instantiate the source named by ``[drs] metrics_source``."""
     name = conf.drs.metrics_source
-    namespace = rebalance_conf.METRICS_SOURCE_NAMESPACE
+    namespace = plugin_namespaces.METRICS_SOURCES
     try:
         return driver.DriverManager(
             namespace, name, invoke_on_load=True, invoke_args=(conf,),

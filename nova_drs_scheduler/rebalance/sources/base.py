@@ -2,7 +2,7 @@
 
 A source answers two questions each period, for the hosts and instances the
 caller asks about, and nothing else: it keeps no window and judges nothing
-(that is :mod:`nova_drs_scheduler.rebalance.metrics`).  Sources are loaded
+(that is :mod:`nova_drs_scheduler.planning.metrics`).  Sources are loaded
 by :func:`nova_drs_scheduler.rebalance.sources.load` with the service's
 ``ConfigOpts`` as only argument.  A source must not raise for one bad host
 or instance: it leaves it out of its answer, so a partial outage degrades
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 
 from nova_drs_scheduler import deadline
-from nova_drs_scheduler.rebalance.metrics import HostSample
+from nova_drs_scheduler.planning.metrics import HostSample
 
 
 @dataclasses.dataclass(frozen=True)

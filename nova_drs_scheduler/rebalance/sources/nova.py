@@ -43,7 +43,7 @@ from oslo_utils import timeutils
 from nova_drs_scheduler import deadline
 from nova_drs_scheduler import pacing
 from nova_drs_scheduler import utilization
-from nova_drs_scheduler.rebalance.metrics import HostSample
+from nova_drs_scheduler.planning.metrics import HostSample
 from nova_drs_scheduler.rebalance.sources import base
 
 LOG = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from oslo_log import log as logging
 
 from nova_drs_scheduler import extras
 from nova_drs_scheduler import log_once
-from nova_drs_scheduler.rebalance.metrics import HostSample
+from nova_drs_scheduler.planning.metrics import HostSample
 from nova_drs_scheduler.rebalance.sources import base
 
 LOG = logging.getLogger(__name__)

@@ -28,7 +28,7 @@ import json
 import math
 import time
 
-from nova_drs_scheduler.rebalance.metrics import HostSample
+from nova_drs_scheduler.planning.metrics import HostSample
 from nova_drs_scheduler.rebalance.sources import base
 
 

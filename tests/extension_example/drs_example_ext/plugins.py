@@ -12,9 +12,9 @@ from nova.scheduler import host_manager
 from nova.scheduler import weights
 
 from nova_drs_scheduler import manager
+from nova_drs_scheduler.planning.metrics import HostSample
+from nova_drs_scheduler.planning.policies import seed
 from nova_drs_scheduler.power import base as power_base
-from nova_drs_scheduler.rebalance.metrics import HostSample
-from nova_drs_scheduler.rebalance.policies import seed
 from nova_drs_scheduler.rebalance.sources import base
 
 

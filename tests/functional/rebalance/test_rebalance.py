@@ -9,7 +9,7 @@ from nova.tests.functional.api import client
 
 from nova_drs_scheduler import host_manager
 from nova_drs_scheduler.db import store as db_store
-from nova_drs_scheduler.rebalance import planner
+from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import rebalancer
 from tests.functional.rebalance import base
 from tests.unit.host_manager import test_freezing
@@ -128,7 +128,7 @@ class LevelingTest(base.RebalanceTestBase):
     Without the cost-benefit rule: the periods here run a fraction of a
     second apart, too little for the 600 s half-life to build a deviation
     of host1's swings, so the rule would see no risk of host1 going over
-    (tests/unit/rebalance/test_benefit.py covers leveling under it).
+    (tests/unit/planning/test_benefit.py covers leveling under it).
     """
 
     DRS = {'benefit_horizon': 0}

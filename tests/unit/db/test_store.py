@@ -20,8 +20,8 @@ from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.db import tables
-from nova_drs_scheduler.rebalance import metrics
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import metrics
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import record
 
 

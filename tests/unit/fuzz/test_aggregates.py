@@ -14,8 +14,8 @@ from nova_drs_scheduler.filters import core
 from nova_drs_scheduler.filters import disk
 from nova_drs_scheduler.filters import pool
 from nova_drs_scheduler.filters import ram
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import aggregate_settings
-from nova_drs_scheduler.rebalance import model
 from nova_drs_scheduler.weighers import utilization as util_weigher
 from tests.unit import fakes
 from tests.unit.fuzz import base

@@ -4,8 +4,8 @@ import testtools
 from nova import objects
 
 from nova_drs_scheduler import log_once
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import aggregate_settings
-from nova_drs_scheduler.rebalance import model
 
 CONFIG = model.PlannerConfig(cpu_threshold=80.0, ram_threshold=90.0)
 

@@ -19,8 +19,8 @@ from nova.scheduler.filters import affinity_filter
 from oslo_utils.fixture import uuidsentinel as uuids
 
 from nova_drs_scheduler import pacing
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import candidates
-from nova_drs_scheduler.rebalance import model
 from tests import snapshots as h
 from tests.unit import fakes
 

@@ -9,8 +9,8 @@ import testtools
 
 from nova_drs_scheduler import concurrency
 from nova_drs_scheduler import deadline
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import record
 from nova_drs_scheduler.rebalance.sources import base

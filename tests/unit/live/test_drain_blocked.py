@@ -9,14 +9,14 @@ from nova import objects
 from oslo_utils import fixture as utils_fixture
 from oslo_utils.fixture import uuidsentinel as uuids
 
+from nova_drs_scheduler.planning import drain
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import recent_moves
 from nova_drs_scheduler.rebalance import aggregate_settings
-from nova_drs_scheduler.rebalance import drain
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
-from nova_drs_scheduler.rebalance import recent_moves
 from nova_drs_scheduler.rebalance import recommendations
 from tests import snapshots as h
 

@@ -16,8 +16,8 @@ from nova.db.main import api as main_db_api
 from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
 
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import executor
-from nova_drs_scheduler.rebalance import model
 from tests import snapshots as h
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)

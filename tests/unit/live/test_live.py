@@ -11,11 +11,11 @@ from nova import objects
 from oslo_utils import fixture as utils_fixture
 from oslo_utils.fixture import uuidsentinel as uuids
 
+from nova_drs_scheduler.planning import metrics
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import metrics
-from nova_drs_scheduler.rebalance import model
 
 
 def instance(uuid=uuids.i1, host='h1', vcpus=2, metadata=None,

@@ -19,11 +19,12 @@ from oslo_utils import fixture as utils_fixture
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning.goals import level
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
@@ -480,7 +481,7 @@ class SnapshotTest(PeriodTestCase):
             live, 'host_snapshot', side_effect=lambda rows, status, *_:
             status)).mock
         sources = self.useFixture(fixtures.MockPatchObject(
-            planner, 'leveling_sources', return_value={'h3'})).mock
+            level, 'leveling_sources', return_value={'h3'})).mock
         self.snapshot()
         self.assertEqual(self.windows.update.return_value,
                          sources.call_args.args[0])

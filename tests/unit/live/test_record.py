@@ -3,12 +3,11 @@
 import datetime
 import json
 
-import fixtures
 import testtools
 from oslo_utils import fixture as utils_fixture
 from oslo_utils import uuidutils
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import record
 from tests import snapshots as h
 
@@ -51,21 +50,6 @@ class RecordTest(testtools.TestCase):
         self.assertEqual({'status': 'planned'}, rec['moves'][0]['outcome'])
         self.assertEqual([90, 95], list(rec['hosts'][0]['window']))
         json.dumps(rec)
-
-    def test_file_reader_keeps_the_latest_version_of_each(self):
-        path = self.useFixture(fixtures.TempDir()).join('history.jsonl')
-        first, second = plan_record('i1'), plan_record('i2')
-        done = json.loads(json.dumps(first))
-        record.set_outcome(done, 'i1', {'status': 'completed'})
-        with open(path, 'w') as handle:
-            for rec in (first, second, done):
-                handle.write(json.dumps(rec) + '\n')
-            handle.write('{"cut by a cra')
-        read = record.read_file(path)
-        self.assertEqual([first['id'], second['id']],
-                         [r['id'] for r in read])
-        self.assertEqual('completed',
-                         read[0]['moves'][0]['outcome']['status'])
 
     def test_added_move_carries_its_outcome(self):
         rec = plan_record()
@@ -151,11 +135,3 @@ class RecordContentTest(testtools.TestCase):
             [{'subject': 'hot', 'rule': 'instance_metrics_timeout',
               'detail': 'CPU of its instances not measured within 10 s: '
                         'not relieved this period'}], rec['not_relieved'])
-
-    def test_file_lines_that_are_not_objects_are_skipped(self):
-        path = self.useFixture(fixtures.TempDir()).join('history.jsonl')
-        rec = plan_record()
-        with open(path, 'w') as handle:
-            handle.write('{"cut\n[1, 2]\n"text"\n' + json.dumps(rec) + '\n\n')
-        self.assertEqual([rec['id']], [r['id'] for r in
-                                       record.read_file(path)])

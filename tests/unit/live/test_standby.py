@@ -13,10 +13,10 @@ from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.power import base as power_base
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import power
 from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import standby
 from nova_drs_scheduler.rebalance import telemetry

@@ -5,7 +5,7 @@ import types
 
 import testtools
 
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import cluster
 
 SMALL = cluster.Flavor('small', 1, 1024)

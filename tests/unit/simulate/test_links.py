@@ -2,7 +2,7 @@
 
 import testtools
 
-from nova_drs_scheduler.rebalance import benefit
+from nova_drs_scheduler.planning import benefit
 from nova_drs_scheduler.simulate import links
 
 #: Mbit/s at which 1 GiB copies in exactly 1 s.

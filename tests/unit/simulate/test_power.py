@@ -7,9 +7,9 @@ import functools
 import fixtures
 import testtools
 
-from nova_drs_scheduler.rebalance import metrics
-from nova_drs_scheduler.rebalance import model
-from nova_drs_scheduler.rebalance import power as power_plan
+from nova_drs_scheduler.planning import metrics
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import power as power_plan
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import power

@@ -2,7 +2,7 @@
 
 import testtools
 
-from nova_drs_scheduler.rebalance import relief
+from nova_drs_scheduler.planning import relief
 from nova_drs_scheduler.simulate import scoring
 
 

@@ -9,8 +9,8 @@ import importlib.util
 
 import testtools
 
-from nova_drs_scheduler.rebalance import metrics
-from nova_drs_scheduler.rebalance import model
+from nova_drs_scheduler.planning import metrics
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.simulate import cluster
 from nova_drs_scheduler.simulate import engine
 from nova_drs_scheduler.simulate import strategies

@@ -23,10 +23,10 @@ from benchlib.scheduling import timed_select
 from benchlib.timeline import Timeline
 from benchlib.timeline import overlap_stats
 from nova_drs_scheduler.db import store as store_mod
+from nova_drs_scheduler.planning import metrics as metrics_mod
+from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import metrics as metrics_mod
-from nova_drs_scheduler.rebalance import planner
 from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record

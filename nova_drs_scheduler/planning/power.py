@@ -1,0 +1,540 @@
+"""Power management's decisions: which host enters standby, which wakes.
+
+Pure, like the planner: a snapshot, the pools' demand forecasts and low
+counters in, a :class:`PowerPlan` with a reason on every action and pool
+out.  The live leader and the simulator call the same :func:`plan`, after
+:func:`observe` has fed the period's demand to the forecasts and counters.
+
+A *pool* is what the planner balances within (``working.pool_key``: the
+aggregate pool in ``mode = aggregate``, one pool in global mode).  Per
+pool:
+
+- *demand* is the CPU in use on its powered hosts, in cores (hosts with
+  no fresh metrics count at the mean of the measured ones); the hosts
+  that *take load* are those on, not entering standby and not in
+  maintenance; *utilization* is demand in percent of their CPUs;
+- the *forecast* (:mod:`.forecast`) of the demand ``boot_seconds +
+  period_seconds`` ahead, plus ``forecast_deviations`` of its deviation,
+  is the demand the pool must be ready for: a host woken now is up a
+  boot time later, and the next period may be too late;
+- the hosts it *needs* under a utilization are the fewest (largest
+  first) whose CPUs hold that demand under it and whose memory holds the
+  memory in use under each host's RAM threshold.
+
+Wake (or cancel) comes first, one action per pool per period:
+
+- the hosts taking load or waking are fewer than those the pool needs
+  under the band's top (demand forecast over the top) plus the reserve,
+  or fewer than ``min_hosts``, or a boot found no valid host in the pool
+  (``unplaced``);
+- a host entering standby is given back first (``cancel``), as is one
+  whose pool's level became ``off`` or whose drain is blocked by an
+  instance that cannot move; else the standby host with the most vCPUs
+  wakes (name breaks ties).
+
+Standby, when nothing wakes: the pool's level is not ``off``, its
+utilization has been under the band's bottom for ``low_periods``
+periods, no host is entering standby or waking, and after the host leaves
+the pool keeps ``max(min_hosts, needed + reserve_hosts)`` hosts, needed
+under the band's *middle* (DPM's target; a wake waits for the top: the
+gap keeps one period's noise from undoing the last action).  The host
+chosen is the cheapest to empty: fewest GB of RAM to move, such that
+every instance on it can move (none blocked for good) and has a
+destination Nova's filters allow (``candidates``, as for any move) in the
+pool, left under the band's top in CPU and under its RAM threshold once
+all of them are placed (largest first, each to the least loaded host).
+The drain itself is the planner's (an entering host is ``draining``).
+"""
+
+import dataclasses
+from collections.abc import Mapping
+
+from nova_drs_scheduler.planning import capacity
+from nova_drs_scheduler.planning import forecast
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import working
+
+#: Kinds of :class:`PowerAction`.
+STANDBY, WAKE, CANCEL = 'standby', 'wake', 'cancel'
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerConfig:
+    """Everything power management reads from ``[drs]``, as plain values."""
+
+    band_low: float = 45.0
+    band_high: float = 81.0
+    reserve_hosts: int = 1
+    min_hosts: int = 2
+    low_periods: int = 6
+    #: Seconds from power-on to nova-compute up (a driver's measured value
+    #: replaces ``[drs] power_boot_seconds`` once known).
+    boot_seconds: float = 600.0
+    forecast_deviations: float = 1.0
+    #: Seconds between two periods (``[drs] rebalance_interval``).
+    period_seconds: float = 60.0
+
+    @classmethod
+    def from_conf(cls, conf, period_seconds: float | None = None
+                  ) -> 'PowerConfig':
+        """``[drs]``'s power options; ``period_seconds`` defaults to
+        ``[drs] rebalance_interval`` (the simulator passes its own)."""
+        drs = conf.drs
+        return cls(
+            band_low=drs.power_band_low, band_high=drs.power_band_high,
+            reserve_hosts=drs.power_reserve_hosts,
+            min_hosts=drs.power_min_hosts,
+            low_periods=drs.power_low_periods,
+            boot_seconds=float(drs.power_boot_seconds),
+            forecast_deviations=drs.power_forecast_deviations,
+            period_seconds=float(drs.rebalance_interval
+                                 if period_seconds is None
+                                 else period_seconds))
+
+    @property
+    def horizon(self) -> float:
+        """Seconds ahead the pool must be ready for."""
+        return self.boot_seconds + self.period_seconds
+
+    @property
+    def target(self) -> float:
+        """The band's middle (vSphere DPM's target): a standby leaves the
+        pool's forecast under it, a wake waits for the top, so that one
+        period's noise cannot undo the last period's action."""
+        return (self.band_low + self.band_high) / 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerAction:
+    kind: str                 # STANDBY | WAKE | CANCEL
+    host: str
+    pool: str | None
+    reason: str
+    #: RAM to move off the host, GB (standby).
+    gb: float = 0.0
+    #: The pool's forecast utilization the decision read, percent.
+    forecast: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class PoolPower:
+    """One pool's verdict."""
+
+    pool: str | None
+    #: The most permissive level among its hosts.
+    level: str
+    #: Demand in percent of the CPUs of the hosts taking load; None when
+    #: unknown (no host measured or none taking load).
+    utilization: float | None
+    #: Forecast demand at the horizon (expected plus the deviations), in
+    #: percent of the CPUs of the hosts taking load or waking.
+    forecast: float | None
+    band: tuple
+    on: tuple = ()
+    standby: tuple = ()
+    waking: tuple = ()
+    entering: tuple = ()
+    #: Consecutive periods under the band's bottom.
+    counter: int = 0
+    #: Hosts the forecast needs under the band's top (without reserve).
+    needed: int | None = None
+    reason: str = ''
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerPlan:
+    actions: tuple
+    pools: tuple
+    notes: tuple = ()
+
+    def to_dict(self) -> dict:
+        """Plain data, ready for JSON (the decision record)."""
+        return model._plain(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pool:
+    """A pool's hosts and figures, as :func:`_pools` finds them."""
+
+    key: str | None
+    hosts: tuple
+    #: Cores in use on the powered hosts; None when none is measured.
+    demand: float | None
+    #: Memory in use on the powered hosts, MB.
+    memory: float
+
+
+def _key(pool) -> tuple:
+    return (pool is not None, pool or '')
+
+
+def _managed(host: model.HostSnapshot, config: model.PlannerConfig) -> bool:
+    """Whether power management may count or touch the host at all."""
+    if host.excluded or host.vcpus <= 0 or host.memory_mb <= 0:
+        return False
+    return not (config.mode == 'aggregate' and host.pool is None
+                and config.unaggregated_hosts == 'ignore')
+
+
+def _takes_load(host: model.HostSnapshot) -> bool:
+    return host.power == model.ON and not host.draining
+
+
+def _pools(snapshot: model.Snapshot) -> list:
+    """The pools of the snapshot, in key order, with their demand."""
+    grouped = {}
+    for name in sorted(snapshot.hosts):
+        host = snapshot.hosts[name]
+        if _managed(host, snapshot.config):
+            grouped.setdefault(working.pool_key(host, snapshot.config),
+                               []).append(host)
+    pools = []
+    for key in sorted(grouped, key=_key):
+        hosts = tuple(grouped[key])
+        powered = [h for h in hosts
+                   if h.power in (model.ON, model.ENTERING)]
+        measured = [h for h in powered if h.cpu_percent is not None]
+        demand = None
+        if measured:
+            cores = sum(h.cpu_percent / 100.0 * h.vcpus for h in measured)
+            # Unmeasured powered hosts count at the measured ones' mean.
+            demand = cores * (sum(h.vcpus for h in powered)
+                              / sum(h.vcpus for h in measured))
+        memory = sum((h.ram_percent or 0.0) / 100.0 * h.memory_mb
+                     for h in powered)
+        pools.append(_Pool(key, hosts, demand, memory))
+    return pools
+
+
+def _percent(cores: float | None, hosts) -> float | None:
+    capacity = sum(h.vcpus for h in hosts)
+    if cores is None or capacity <= 0:
+        return None
+    return 100.0 * cores / capacity
+
+
+def count(previous: int, utilization: float | None,
+          config: PowerConfig) -> int:
+    """The low counter after a period: one more while the pool's
+    utilization is under the band's bottom, 0 otherwise (or unknown)."""
+    if utilization is not None and utilization < config.band_low:
+        return previous + 1
+    return 0
+
+
+def observe(snapshot: model.Snapshot, forecasts: Mapping, counters: Mapping,
+            now: float, config: PowerConfig) -> tuple[dict, dict]:
+    """This period's ``(forecasts, counters)``, per pool: the demand (in
+    cores) fed to its forecast, its utilization to its counter.  Pools no
+    longer in the snapshot are forgotten; a pool with no measured host
+    keeps its forecast unchanged."""
+    new_forecasts, new_counters = {}, {}
+    for pool in _pools(snapshot):
+        state = forecasts.get(pool.key) or forecast.Forecast()
+        if pool.demand is not None:
+            state = forecast.update(state, now, pool.demand)
+        new_forecasts[pool.key] = state
+        new_counters[pool.key] = count(
+            counters.get(pool.key, 0),
+            _percent(pool.demand, [h for h in pool.hosts if _takes_load(h)]),
+            config)
+    return new_forecasts, new_counters
+
+
+def needs_instances(snapshot: model.Snapshot, counters: Mapping,
+                    config: PowerConfig) -> set:
+    """Hosts whose instances :func:`plan` must see in the snapshot: those
+    it may choose for standby this period (a host shown without its
+    instances would look free to empty)."""
+    wanted = set()
+    for pool in _pools(snapshot):
+        if counters.get(pool.key, 0) >= config.low_periods:
+            wanted.update(h.name for h in pool.hosts
+                          if _standby_candidate(h))
+    return wanted
+
+
+def _standby_candidate(host: model.HostSnapshot) -> bool:
+    return (host.power == model.ON
+            and host.power_level in model.LEVELS[1:]
+            and not host.draining and host.schedulable
+            and host.cpu_percent is not None)
+
+
+def _needed(cores: float, memory: float, hosts, top: float) -> int:
+    """The fewest of ``hosts`` (largest first) that hold ``cores`` under
+    ``top`` percent of their CPUs and ``memory`` MB under their RAM
+    thresholds; one more than all of them when they cannot."""
+    def fewest(demand, capacities):
+        total = 0.0
+        for used, room in enumerate(sorted(capacities, reverse=True)):
+            if total >= demand:
+                return used
+            total += room
+        return len(capacities) + (total < demand)
+    return max(
+        fewest(cores, [h.vcpus * top / 100.0 for h in hosts]),
+        fewest(memory, [h.memory_mb * h.ram_threshold / 100.0
+                        for h in hosts]))
+
+
+def plan(snapshot: model.Snapshot, candidates: model.CandidatesFn,
+         forecasts: Mapping, counters: Mapping, config: PowerConfig,
+         unplaced=frozenset()) -> PowerPlan:
+    """This period's power actions for ``snapshot``.
+
+    ``forecasts``: pool -> :class:`.forecast.Forecast` of its demand in
+    cores; ``counters``: pool -> consecutive low periods (both from
+    :func:`observe`); ``unplaced``: pools where a boot found no valid
+    host since the last period.  The instances of the hosts
+    :func:`needs_instances` names must be in the snapshot.
+    """
+    actions, verdicts = [], []
+    notes = [f'host {name}: {host.power} but outside power management '
+             f'(opted out of DRS, no capacity or unaggregated): left as is'
+             for name, host in sorted(snapshot.hosts.items())
+             if host.power != model.ON
+             and not _managed(host, snapshot.config)]
+    # Room is counted for the moves a standby's placement check plans.
+    candidates = capacity.counted(candidates)
+    for pool in _pools(snapshot):
+        verdict, action = _PoolPlan(snapshot, candidates, pool,
+                                     forecasts.get(pool.key),
+                                     counters.get(pool.key, 0), config,
+                                     pool.key in unplaced).run()
+        verdicts.append(verdict)
+        if action is not None:
+            actions.append(action)
+    return PowerPlan(tuple(actions), tuple(verdicts), tuple(notes))
+
+
+def _level(hosts) -> str:
+    """The most permissive level among the hosts' (one it does not know
+    counts as ``off``)."""
+    levels = model.LEVELS
+    return levels[max((levels.index(h.power_level) for h in hosts
+                       if h.power_level in levels), default=0)]
+
+
+def _fmt(value: float | None) -> str:
+    return 'unknown' if value is None else f'{value:.1f}%'
+
+
+class _PoolPlan:
+    """One pool's decision (a class only to share its figures)."""
+
+    def __init__(self, snapshot, candidates, pool, state, counter, config,
+                 unplaced):
+        self.snapshot, self.candidates = snapshot, candidates
+        self.pool, self.config = pool, config
+        self.counter, self.unplaced = counter, unplaced
+        self.level = _level(pool.hosts)
+        by_power = {}
+        for host in pool.hosts:
+            by_power.setdefault(host.power, []).append(host)
+        self.entering = by_power.get(model.ENTERING, [])
+        self.standby = by_power.get(model.STANDBY, [])
+        self.waking = by_power.get(model.WAKING, [])
+        self.taking = [h for h in pool.hosts if _takes_load(h)]
+        self.utilization = _percent(pool.demand, self.taking)
+        # The demand to be ready for: the forecast's upper bound at the
+        # horizon, and never less than now.
+        self.upper = pool.demand
+        if pool.demand is not None and state is not None:
+            expected, deviation = forecast.ahead(state, config.horizon)
+            self.upper = max(pool.demand, expected
+                             + config.forecast_deviations * deviation)
+
+    def verdict(self, reason, needed=None):
+        return PoolPower(
+            pool=self.pool.key, level=self.level,
+            utilization=self.utilization,
+            forecast=_percent(self.upper, self.taking + self.waking),
+            band=(self.config.band_low, self.config.band_high),
+            on=tuple(h.name for h in self.pool.hosts
+                     if h.power == model.ON),
+            standby=tuple(h.name for h in self.standby),
+            waking=tuple(h.name for h in self.waking),
+            entering=tuple(h.name for h in self.entering),
+            counter=self.counter, needed=needed, reason=reason)
+
+    def action(self, kind, host, reason, **extra):
+        return PowerAction(kind, host.name, self.pool.key, reason,
+                           forecast=_percent(self.upper,
+                                             self.taking + self.waking),
+                           **extra)
+
+    def run(self):
+        cfg = self.config
+        if self.level == 'off':
+            if self.entering:
+                host = self.entering[0]
+                reason = ('power management is off for the pool: host '
+                          f'{host.name} goes back into service')
+                return (self.verdict(reason),
+                        self.action(CANCEL, host, reason))
+            rest = (f'; {len(self.standby)} host(s) stay in standby'
+                    if self.standby else '')
+            return self.verdict(f'power management off{rest}'), None
+        ready = self.taking + self.waking
+        needed = None
+        if self.upper is not None:
+            needed = _needed(self.upper, self.pool.memory, ready,
+                             cfg.band_high)
+        why = self._short(ready, needed)
+        if why:
+            return self._add(why, needed)
+        for host in self.entering:
+            blocker = self._blocker(host)
+            if blocker:
+                reason = (f'host {host.name} cannot be emptied for standby: '
+                          f'{blocker}; it goes back into service')
+                return (self.verdict(reason, needed),
+                        self.action(CANCEL, host, reason))
+        if self.entering:
+            names = ', '.join(h.name for h in self.entering)
+            return self.verdict(f'host {names} entering standby: draining',
+                                needed), None
+        if self.waking:
+            names = ', '.join(h.name for h in self.waking)
+            return self.verdict(f'waiting for host {names} to boot',
+                                needed), None
+        return self._standby(needed)
+
+    def _short(self, ready, needed) -> str:
+        """Why the pool needs one more host now, or ''."""
+        cfg = self.config
+        if self.unplaced:
+            return 'a boot found no valid host in the pool'
+        if len(ready) < cfg.min_hosts:
+            return (f'{len(ready)} host(s) taking load or waking, under '
+                    f'the minimum {cfg.min_hosts}')
+        if needed is None:
+            return ''
+        if needed > len(ready):
+            return (f'demand forecast {_fmt(_percent(self.upper, ready))} in '
+                    f'{cfg.horizon:.0f} s, over the band top '
+                    f'{cfg.band_high:g}% of the {len(ready)} host(s) taking '
+                    f'load or waking')
+        if needed + cfg.reserve_hosts > len(ready):
+            return (f'the forecast needs {needed} host(s) under the band '
+                    f'top and the reserve {cfg.reserve_hosts} more; '
+                    f'{len(ready)} take load or wake')
+        return ''
+
+    def _add(self, why, needed):
+        """Give back an entering host, else wake a standby one."""
+        if self.entering:
+            host = self.entering[0]
+            reason = f'{why}: host {host.name} goes back into service'
+            return (self.verdict(reason, needed),
+                    self.action(CANCEL, host, reason))
+        if not self.standby:
+            return self.verdict(f'{why}; no host in standby to wake',
+                                needed), None
+        host = min(self.standby, key=lambda h: (-h.vcpus, h.name))
+        reason = f'{why}: wake host {host.name} ({host.vcpus} vCPUs)'
+        return self.verdict(reason, needed), self.action(WAKE, host, reason)
+
+    def _blocker(self, host) -> str:
+        for instance in self._instances(host):
+            if instance.blocked is not None and not instance.transient:
+                return f'instance {instance.uuid} {instance.blocked}'
+        return ''
+
+    def _instances(self, host):
+        return sorted((i for i in self.snapshot.instances
+                       if i.host == host.name),
+                      key=lambda i: (-i.memory_mb, -i.vcpus, i.uuid))
+
+    def _standby(self, needed):
+        cfg = self.config
+        if self.utilization is None:
+            return self.verdict('no fresh CPU metrics: no standby',
+                                needed), None
+        if self.counter < cfg.low_periods:
+            if self.utilization >= cfg.band_low:
+                head = (f'utilization {_fmt(self.utilization)} within the '
+                        f'band {cfg.band_low:g}-{cfg.band_high:g}%')
+            else:
+                head = (f'utilization {_fmt(self.utilization)} under the '
+                        f'band for {self.counter} of {cfg.low_periods} '
+                        f'periods')
+            return self.verdict(f'{head}: no standby', needed), None
+        refused = []
+        options = sorted(
+            (sum(i.memory_mb for i in self._instances(h)) / 1024.0, h.name, h)
+            for h in self.taking if _standby_candidate(h))
+        for gb, _name, host in options:
+            problem = self._keeps(host) or self._blocker(host) or (
+                self._placement(host))
+            if not problem:
+                reason = (f'utilization {_fmt(self.utilization)} under the '
+                          f'band bottom {cfg.band_low:g}% for '
+                          f'{self.counter} periods; host {host.name} is the '
+                          f'cheapest to empty ({gb:.1f} GB to move)')
+                return (self.verdict(reason, needed),
+                        self.action(STANDBY, host, reason, gb=round(gb, 3)))
+            refused.append(f'{host.name}: {problem}')
+        detail = '; '.join(refused) or 'no host may enter standby'
+        return self.verdict(f'utilization {_fmt(self.utilization)} under '
+                            f'the band, no standby: {detail}', needed), None
+
+    def _keeps(self, host) -> str:
+        """Why the pool cannot do without ``host``, or ''."""
+        cfg = self.config
+        rest = [h for h in self.taking if h is not host]
+        least = cfg.min_hosts
+        if self.upper is not None:
+            least = max(least, _needed(self.upper, self.pool.memory, rest,
+                                       cfg.target) + cfg.reserve_hosts)
+        if len(rest) < least:
+            return (f'{len(rest)} host(s) would be left, the pool needs '
+                    f'{least} (minimum {cfg.min_hosts}, reserve '
+                    f'{cfg.reserve_hosts}, forecast under the band\'s '
+                    f'middle {cfg.target:g}%)')
+        return ''
+
+    def _placement(self, host) -> str:
+        """Place every instance of ``host`` in the pool, largest first,
+        each on the least loaded allowed host; '' when all fit under the
+        band's top, else why not."""
+        cfg, hosts = self.config, self.snapshot.hosts
+        # At their outlook, as the planner judges a destination.
+        cpu = {h.name: h.cpu_percent + working.lag(h)
+               for h in self.taking
+               if h.cpu_percent is not None and h.schedulable}
+        ram = {h.name: h.ram_percent for h in self.taking}
+        planned = list(self.snapshot.planned)
+        view = self.snapshot
+        for instance in self._instances(host):
+            found = self.candidates(instance, view)
+            best = None
+            for name in sorted(found.allowed):
+                dest = hosts.get(name)
+                if name == host.name or name not in cpu:
+                    continue
+                load = cpu[name] + 100.0 * instance.cpu_cores / dest.vcpus
+                memory = ram[name]
+                if memory is not None:
+                    memory += 100.0 * instance.memory_mb / dest.memory_mb
+                if load > cfg.band_high or (
+                        memory is not None and memory > dest.ram_threshold):
+                    continue
+                # By name, so the first of equally loaded hosts stays.
+                if best is None or load < best[0]:
+                    best = (load, name, memory)
+            if best is None:
+                return (f'instance {instance.uuid} has no allowed '
+                        f'destination in the pool left under the band top')
+            load, name, memory = best
+            cpu[name], ram[name] = load, memory
+            planned.append(model.Move(
+                instance=instance.uuid, source=host.name, destination=name,
+                reason='standby placement check', expected={},
+                memory_mb=instance.memory_mb, goal=model.DRAIN,
+                migration=instance.migration,
+                resources=dict(found.request)))
+            view = dataclasses.replace(self.snapshot, planned=tuple(planned))
+        return ''
+

@@ -1,0 +1,246 @@
+"""The destination search every goal but a drain shares, and why each
+host it did not choose was refused.
+
+A destination passes the planner's rails (judged, not violated, in the
+source's pool, a free slot; not a host the instance left lately or where
+Nova refused it at start) and the policy, at the margin or, in a warm
+pool, inside it at the graded margin (:func:`graded`).
+"""
+
+import collections
+import functools
+
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import reasons
+from nova_drs_scheduler.planning import working
+from nova_drs_scheduler.planning.policies import base
+
+#: How a note introduces the second pass's refusals (inside the margin).
+INSIDE = 'inside the margin'
+
+#: The rule barring a host from a move inside the margin: one of the
+#: source's instances came from it within ``no_return_time``.
+CAME_FROM = 'came-from'
+
+#: The rule barring a host where Nova's scheduler refused the instance
+#: at start lately (``InstanceSnapshot.refused``).
+REFUSED = 'refused-at-start'
+
+#: Why a host is barred for one instance, by rule, for the record.
+_BARRED_DETAIL = {
+    'no-return': 'the instance left it recently',
+    REFUSED: 'Nova refused this move there at start (no valid host)'}
+
+
+def search(work: working.Working, source: model.HostSnapshot,
+           removal: base.Removal, allowed: set | None,
+           inside: bool) -> tuple[base.Option | None, collections.Counter]:
+    """The policy's preferred destination for one removal among the
+    indexed hosts of the source's pool (and in ``allowed`` if given);
+    ``inside``: among those and the hosts resting at the margin, judged
+    by :func:`inside_margin`.
+
+    Returns ``(option or None, Counter of rules refusing the hosts
+    scanned)``.  Scans in floor order and stops at the first host whose
+    floor cannot beat the best projected score (inside the margin,
+    every host: a resting host has no floor).
+    """
+    cores = removal.instance.cpu_cores
+    memory = removal.instance.memory_mb
+    decide = _decide(work, source, inside)
+    hosts = work.hosts
+    pool = work.pool(source)
+    order = (_inside_hosts(work, pool) if inside
+             else work.order.get(pool, ()))
+    left = barred_for(work, removal.instance)
+    refused = collections.Counter()
+    best = None
+    for floor, name in order:
+        if (best is not None and floor is not None
+                and (floor, name) > best[:2]):
+            break
+        if allowed is not None and name not in allowed:
+            continue
+        if name in left:
+            refused[left[name]] += 1
+            continue
+        host = hosts[name]
+        cpu, ram = work.project(host, cores, memory)
+        rule, score = decide(host, cpu, ram)
+        if rule is not None:
+            refused[rule] += 1
+        elif best is None or (score, name) < best[:2]:
+            best = (score, name, cpu, ram)
+    if best is None:
+        return None, refused
+    _, name, cpu, ram = best
+    host = hosts[name]
+    return base.Option(removal, host, cpu, ram,
+                       base.pressure(host, cpu, ram)), refused
+
+
+def outside(work: working.Working, host: model.HostSnapshot, cpu: float,
+            ram: float | None) -> tuple:
+    """``(rule, score)`` of a destination at its projected load."""
+    return work.policy.destination(host, cpu, ram, work.config)
+
+
+def inside_margin(work: working.Working, source: model.HostSnapshot,
+                  host: model.HostSnapshot, cpu: float,
+                  ram: float | None) -> tuple:
+    """``(rule, score)`` of a destination for a move off ``source``
+    inside the margin: judged by the policy with the pool's graded
+    margin; but a host the margin refuses is never one that one of the
+    source's instances came from within ``no_return_time``, so that no
+    pair of hosts trades load both ways inside the margin."""
+    rule, _ = work.policy.destination(host, cpu, ram, work.config)
+    if rule not in (None, base.MARGIN):
+        return rule, 0.0
+    if rule and host.name in work.came_from[source.name]:
+        return CAME_FROM, 0.0
+    return work.policy.inside(host, cpu, ram, work.config,
+                              graded(work, work.pool(host)))
+
+
+def _decide(work, source, inside):
+    if inside:
+        return functools.partial(inside_margin, work, source)
+    return functools.partial(outside, work)
+
+
+def graded(work: working.Working, pool: str | None) -> float:
+    """The margin a destination keeps in a move inside the margin: the
+    pool's mean room under ``threshold - margin``, within 0 and
+    ``margin``.  A cool pool keeps the whole margin; one whose hosts
+    sit at the margin on average, or past it, none: a destination then
+    only has to stay under its threshold."""
+    margin = work.config.margin
+    return min(max(work.room.get(pool, margin), 0.0), margin)
+
+
+def _inside_hosts(work, pool) -> list:
+    """``(None, name)`` of the pool's destinations inside the margin:
+    the indexed ones and those resting at the margin with a free slot,
+    by name."""
+    per_host = work.config.max_concurrent_migrations_per_host
+    names = [name for _, name in work.order.get(pool, ())]
+    names += [name for name, rule in work.resting.items()
+              if rule == base.MARGIN and work.busy[name] < per_host
+              and work.pool(work.hosts[name]) == pool]
+    return [(None, name) for name in sorted(names)]
+
+
+def barred_for(work: working.Working,
+               instance: model.InstanceSnapshot) -> dict:
+    """Hosts barred for this instance, with the rule barring each: the
+    ones Nova refused it at start lately, and the ones it left lately
+    (the no-return rail)."""
+    barred = dict.fromkeys(instance.refused, REFUSED)
+    if work.policy.no_return:
+        barred.update(dict.fromkeys(instance.left, 'no-return'))
+    return barred
+
+
+def unreachable(work: working.Working, source: model.HostSnapshot,
+                inside: bool) -> collections.Counter:
+    """Per rule, the hosts refused for any instance of ``source``: all
+    but the hosts of its pool that :func:`search` scans and counts.
+
+    Cached per pool until the next planned move changes a host."""
+    pool = work.pool(source)
+    counts = work.unreachable_by_pool.get((pool, inside))
+    if counts is None:
+        per_host = work.config.max_concurrent_migrations_per_host
+        counts = collections.Counter()
+        for name, host in work.hosts.items():
+            rule = work.barred[name] or (
+                'pool' if work.pool(host) != pool
+                else work.resting.get(name))
+            if inside and rule == base.MARGIN:
+                rule = (None if work.busy[name] < per_host
+                        else 'limit:per-host')
+            if rule:
+                counts[rule] += 1
+        work.unreachable_by_pool[pool, inside] = counts
+    return counts - collections.Counter({work.barred[source.name]: 1})
+
+
+def explain(work: working.Working, source: model.HostSnapshot,
+            removal: base.Removal, found: model.Candidates, inside: bool,
+            record: list | None = None) -> collections.Counter:
+    """Count, per rule, the hosts refused for one removal (the filters'
+    rejections included); append a Rejection per planner refusal to
+    ``record`` when given; ``inside``: judged inside the margin.  Hot
+    when many moves are planned: locals."""
+    instance = removal.instance
+    hosts, barred, resting = work.hosts, work.barred, work.resting
+    pool = work.pool(source)
+    left = barred_for(work, instance)
+    decide = _decide(work, source, inside)
+    per_host = work.config.max_concurrent_migrations_per_host
+    rules = collections.Counter(r.rule for r in found.rejected)
+    for name in found.allowed:
+        if name == source.name:
+            continue
+        rule, detail = barred.get(name, 'unknown-host'), ''
+        if rule is None and name in left:
+            rule = left[name]
+            detail = _BARRED_DETAIL[rule]
+        elif rule is None:
+            host = hosts[name]
+            rule = resting.get(name)
+            if inside and rule == base.MARGIN:
+                rule = None if work.busy[name] < per_host else (
+                    'limit:per-host')
+            if work.pool(host) != pool:
+                rule, detail = 'pool', f'pool {host.pool}'
+            elif rule == 'limit:per-host':
+                detail = (f'{work.busy[name]} migrations in flight or '
+                          f'planned')
+            elif rule is not None:
+                detail = reasons.fmt('already at', work.cpu[name],
+                                     work.ram[name]) + _expected(work, host)
+            else:
+                cpu, ram = work.project(host, instance.cpu_cores,
+                                        instance.memory_mb)
+                rule, _ = decide(host, cpu, ram)
+                if rule is None:
+                    continue
+                detail = reasons.fmt('projected', cpu, ram) + _expected(
+                    work, host)
+                if rule == CAME_FROM:
+                    detail += (f' (an instance of {source.name} came '
+                               f'from it)')
+                elif inside:
+                    detail += (f' (graded margin '
+                               f'{graded(work, pool):.1f} points)')
+        rules[rule] += 1
+        if record is not None:
+            record.append(model.Rejection(name, rule, detail))
+    return rules
+
+
+def _expected(work, host) -> str:
+    """Why a refused host is judged above its load, for the record."""
+    if not work.lag[host.name]:
+        return ''
+    return (f' (expected load {host.cpu_expected:.1f}% > current '
+            f'{host.cpu_percent:.1f}%)')
+
+
+def inside_reason(work: working.Working, option: base.Option) -> str:
+    """Why a move was made inside the margin, with the numbers."""
+    host, cfg = option.destination, work.config
+    pool = work.pool(host)
+    margin, room = graded(work, pool), work.room[pool]
+    ram = option.destination_ram
+    warm = (f'{room:.1f} points of room under' if room >= 0
+            else f'{-room:.1f} points past')
+    return (f'; {INSIDE}: no allowed destination keeps the margin of '
+            f'{cfg.margin:g} points, and the pool is warm (its hosts '
+            f'average {warm} threshold - margin), so the margin is '
+            f'graded to {margin:.1f}: {host.name} ends '
+            f'{reasons.fmt("at", option.destination_cpu, ram)}, under '
+            f'{host.cpu_threshold - margin:.1f}%'
+            + ('' if ram is None
+               else f' and {host.ram_threshold - margin:.1f}%'))
