@@ -367,7 +367,7 @@ class _Planner:
                 continue
             cpu, ram = self._project(host, instance.cpu_cores,
                                      instance.memory_mb)
-            refused, score = self.policy.destination(host, cpu, ram, cfg)
+            refused, score = self.policy.drain(host, cpu, ram, cfg)
             option = (host, cpu, ram)
             if refused is None:
                 if preferred is None or (score, name) < preferred[0]:

@@ -125,6 +125,15 @@ class BalancedPolicy(base.Policy):
             return base.MARGIN, 0.0
         return None, _score(host, cpu, ram, config)
 
+    def drain(self, host, cpu, ram, config):
+        # The margin as for balancing, but ranked without the spread: a
+        # host filling up with a drain, the one just back from its own
+        # maintenance most of all, shows the drain's arrivals as spread,
+        # and ranking by it sent a rolling maintenance's instances onto
+        # the hosts still to be drained, to move again (doc/benchmarks.md).
+        rule, _ = self.destination(host, cpu, ram, config)
+        return rule, 0.0 if rule else base.pressure(host, cpu, ram)
+
     def inside(self, host, cpu, ram, config, margin):
         # Strictly under: at the graded margin 0, a destination is still
         # not over its threshold after the move.  Ranked without the
