@@ -502,9 +502,10 @@ class BalancedFallbackTest(testtools.TestCase):
 
 
 class BalancedDrainSpreadTest(testtools.TestCase):
-    """A drain ranks its destinations without their spread: a host
-    filling up with the drain (the one just back from maintenance) shows
-    the drain's own arrivals as spread."""
+    """A drain ranks its destinations by their room on CPU and RAM
+    together, without their spread: a host filling up with the drain (the
+    one just back from maintenance) shows the drain's own arrivals as
+    spread, and its RAM may match another host's long before its CPU."""
 
     def plan(self, hosts, instances, **kwargs):
         return planner.plan(h.snapshot(
@@ -540,6 +541,17 @@ class BalancedDrainSpreadTest(testtools.TestCase):
         # (50 % against back's 55 %).
         self.assertEqual(['back', 'back', 'back', 'back', 'steady'],
                          [m.destination for m in result.moves])
+
+    def test_the_room_on_cpu_and_ram_together_ranks_them(self):
+        # back: 30 % CPU, 62 % RAM (worst: RAM, 28 points under 90 %);
+        # busy: 50 % CPU, 60 % RAM (worst: CPU, 30 points under 80 %).
+        # Together back has 78 points of room, busy 70: back.
+        hosts = [h.host('m', 50.0, draining=True),
+                 h.host('back', 29.0, ram=62.0),
+                 h.host('busy', 49.0, ram=60.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 0.1,
+                                              memory_mb=1)])
+        self.assertEqual(['back'], [m.destination for m in result.moves])
 
     def test_the_margin_still_bars_a_drain_destination(self):
         hosts = [h.host('m', 50.0, draining=True),
