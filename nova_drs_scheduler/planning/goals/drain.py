@@ -92,7 +92,7 @@ def _drain_option(work, source, instance, found):
             continue
         cpu, ram = work.project(host, instance.cpu_cores,
                                 instance.memory_mb)
-        refused, score = work.policy.destination(host, cpu, ram, cfg)
+        refused, score = work.policy.drain(host, cpu, ram, cfg)
         option = (host, cpu, ram)
         if refused is None:
             if preferred is None or (score, name) < preferred[0]:

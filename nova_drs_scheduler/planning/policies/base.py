@@ -110,6 +110,15 @@ class Policy(abc.ABC):
         """Sort key of an option; the lowest wins.  End it with the
         instance uuid so that ties break deterministically."""
 
+    def drain(self, host: model.HostSnapshot, cpu: float,
+              ram: float | None, config: model.PlannerConfig,
+              ) -> tuple[str | None, float]:
+        """``(rule, score)`` of a destination of a drain (a host in
+        maintenance or entering standby) at its projected load; among the
+        accepted ones the lowest score wins.  By default as
+        :meth:`destination`."""
+        return self.destination(host, cpu, ram, config)
+
     def inside(self, host: model.HostSnapshot, cpu: float,
                ram: float | None, config: model.PlannerConfig,
                margin: float) -> tuple[str | None, float]:

@@ -502,6 +502,75 @@ class BalancedFallbackTest(testtools.TestCase):
                                'destination_cpu']}) for m in result.moves])
 
 
+class BalancedDrainSpreadTest(testtools.TestCase):
+    """A drain ranks its destinations by their room on CPU and RAM
+    together, without their spread: a host filling up with the drain (the
+    one just back from maintenance) shows the drain's own arrivals as
+    spread, and its RAM may match another host's long before its CPU."""
+
+    def plan(self, hosts, instances, **kwargs):
+        return planner.plan(h.snapshot(
+            hosts, instances, policy='balanced', max_migrations_per_period=10,
+            max_concurrent_migrations=10,
+            max_concurrent_migrations_per_host=2, **kwargs), h.allow_all)
+
+    def test_the_host_with_most_room_takes_the_drain_whatever_its_spread(
+            self):
+        # back: just back from maintenance, 30 % after the drain's first
+        # arrivals, which show as spread (2 x 10 points on top would
+        # rank it at 60 %); steady: 40 %, no spread.
+        hosts = [h.host('m', 50.0, draining=True),
+                 h.host('back', 30.0, cpu_deviation=10.0),
+                 h.host('steady', 40.0, cpu_deviation=0.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 1.0)])
+        self.assertEqual([('i1', 'back', model.DRAIN)],
+                         [(m.instance, m.destination, m.goal)
+                          for m in result.moves])
+        self.assertIn("the balanced policy's preferred destination "
+                      "(projected cpu 40.0%)", result.moves[0].reason)
+
+    def test_it_fills_until_another_host_has_more_room(self):
+        hosts = [h.host('m', 50.0, draining=True),
+                 h.host('back', 30.0, cpu_deviation=10.0),
+                 h.host('steady', 45.0, cpu_deviation=0.0)]
+        result = self.plan(
+            hosts, [h.instance(f'i{n}', 'm', 0.5, memory_mb=1000 - n)
+                    for n in range(5)],
+            drain_max_concurrent_migrations_per_host=5)
+        # 5 points each: back ends at 35, 40, 45, then 50 % (a tie with
+        # steady's 50 %, to the first name); the fifth goes to steady
+        # (50 % against back's 55 %).
+        self.assertEqual(['back', 'back', 'back', 'back', 'steady'],
+                         [m.destination for m in result.moves])
+
+    def test_the_room_on_cpu_and_ram_together_ranks_them(self):
+        # back: 30 % CPU, 62 % RAM (worst: RAM, 28 points under 90 %);
+        # busy: 50 % CPU, 60 % RAM (worst: CPU, 30 points under 80 %).
+        # Together back has 78 points of room, busy 70: back.
+        hosts = [h.host('m', 50.0, draining=True),
+                 h.host('back', 29.0, ram=62.0),
+                 h.host('busy', 49.0, ram=60.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 0.1,
+                                              memory_mb=1)])
+        self.assertEqual(['back'], [m.destination for m in result.moves])
+
+    def test_the_margin_still_bars_a_drain_destination(self):
+        hosts = [h.host('m', 50.0, draining=True),
+                 h.host('back', 70.0, cpu_deviation=0.0),
+                 h.host('steady', 60.0, cpu_deviation=10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 1.0)])
+        # back would end at 80 %, past 80 - 5: refused for the margin.
+        self.assertEqual(['steady'], [m.destination for m in result.moves])
+
+    def test_balancing_still_ranks_with_the_spread(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('back', 30.0, cpu_deviation=10.0),
+                 h.host('steady', 40.0, cpu_deviation=0.0)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        self.assertEqual([('steady', model.BALANCE)],
+                         [(m.destination, m.goal) for m in result.moves])
+
+
 class AutomationOffLevelingTest(testtools.TestCase):
     """A host with automation off neither levels nor counts in its pool's
     rise rate, as an excluded one."""
