@@ -105,21 +105,26 @@ class ReplayTest(testtools.TestCase):
     """Two hosts of 4 CPUs; spread placement puts vm0 and vm2 on host-0,
     vm1 on host-1 (2-vCPU flavors)."""
 
-    def _run(self, hosts, *steps):
-        tool = _tool()
+    @staticmethod
+    def _replay(trace, vcpus, hosts, host_vcpus, memory_mb):
+        """``(recorder, result)`` of ``balanced`` on one flavor's VMs."""
         config = model.PlannerConfig()
-        trace = traces.Trace(('vm0', 'vm1', 'vm2'), steps, 60)
-        flavor = cluster.Flavor('f', 2, 1024)
-        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
-        spec = cluster.ClusterSpec(hosts=hosts, host_vcpus=4,
-                                   host_memory_mb=8192,
+        vms = cluster.assign_flavors(
+            trace.names, (cluster.Flavor('f', vcpus, 1024),), 0)
+        spec = cluster.ClusterSpec(hosts=hosts, host_vcpus=host_vcpus,
+                                   host_memory_mb=memory_mb,
                                    cpu_allocation_ratio=4.0)
         windows = functools.partial(
             metrics.MetricsWindows, 1, 1, 180, config.cpu_threshold,
             config.ram_threshold)
-        recorder = tool.Recorder(config, 'balanced')
+        recorder = _tool().Recorder(config, 'balanced')
         result = engine.run(trace, vms, spec, recorder,
                             engine.Settings(config, windows))
+        return recorder, result
+
+    def _run(self, hosts, *steps):
+        recorder, result = self._replay(
+            traces.Trace(('vm0', 'vm1', 'vm2'), steps, 60), 2, hosts, 4, 8192)
         recorder.finish()
         self.assertEqual(sum(recorder.counts.values()),
                          result.card.summary()['overloaded_host_periods'])
@@ -155,21 +160,10 @@ class ReplayTest(testtools.TestCase):
         # 70 %, a warm pool.  vm0 (8 points) goes to host-2, inside the
         # margin; the markdown says so.
         tool = _tool()
-        config = model.PlannerConfig()
-        trace = traces.Trace(tuple(f'vm{i}' for i in range(6)),
-                             ((10.0, 45.0, 43.75, 96.25, 45.0, 43.75),) * 3,
-                             60)
-        vms = cluster.assign_flavors(trace.names,
-                                     (cluster.Flavor('f', 8, 1024),), 0)
-        spec = cluster.ClusterSpec(hosts=3, host_vcpus=10,
-                                   host_memory_mb=65536,
-                                   cpu_allocation_ratio=4.0)
-        windows = functools.partial(
-            metrics.MetricsWindows, 1, 1, 180, config.cpu_threshold,
-            config.ram_threshold)
-        recorder = tool.Recorder(config, 'balanced')
-        result = engine.run(trace, vms, spec, recorder,
-                            engine.Settings(config, windows))
+        recorder, result = self._replay(
+            traces.Trace(tuple(f'vm{i}' for i in range(6)),
+                         ((10.0, 45.0, 43.75, 96.25, 45.0, 43.75),) * 3, 60),
+            8, 3, 10, 65536)
         self.assertEqual({'planned': 1, 'inside the margin': 1},
                          dict(recorder.moves))
         table = tool.markdown([{
