@@ -124,6 +124,7 @@ MODULES = {
     'planning/model.py': [_PLANNING + 'test_model',
                            _PLANNING + 'test_conf'] + _PLANNER_TESTS,
     'rebalance/record.py': ['tests.unit.live.test_record',
+                            _LIVE + 'test_prometheus_contention',
                             'tests.unit.live.test_deadline.NotRelievedTest'],
     'rebalance/rebalancer.py': [
         'tests.unit.live.test_rebalancer',
