@@ -11,6 +11,7 @@ pressure, and says so.
 
 import collections
 
+from nova_drs_scheduler.planning import capacity
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import moves
 from nova_drs_scheduler.planning import reasons
@@ -75,6 +76,7 @@ def _drain_option(work, source, instance, found):
     cfg, pool = work.config, work.pool(source)
     per_host = cfg.drain_destination_concurrency
     rules = collections.Counter(r.rule for r in found.rejected)
+    weights = free_weights(found, capacity.taken(work.view.planned))
     preferred = fallback = None
     for name in sorted(found.allowed):
         host = work.hosts.get(name)
@@ -92,7 +94,8 @@ def _drain_option(work, source, instance, found):
             continue
         cpu, ram = work.project(host, instance.cpu_cores,
                                 instance.memory_mb)
-        refused, score = work.policy.drain(host, cpu, ram, cfg)
+        refused, score = work.policy.drain(host, cpu, ram, cfg,
+                                           weights.get(name))
         option = (host, cpu, ram)
         if refused is None:
             if preferred is None or (score, name) < preferred[0]:
@@ -129,3 +132,30 @@ def _drain_option(work, source, instance, found):
                    f'{policy} policy accepts none '
                    f'({reasons.summary(rules)})')
     return option, None, reason
+
+
+#: Placement's resource classes that Nova's default weighers rank by:
+#: the RAM weigher's and the CPU weigher's.
+WEIGHED = ('MEMORY_MB', 'VCPU')
+
+
+def free_weights(found: model.Candidates, took) -> dict:
+    """Each allowed host's weight as Nova's RAM and CPU weighers give it:
+    placement's free MB and vCPUs once the instance and the moves planned
+    before it are counted, each normalised over the hosts (the least 0,
+    the most 1), then added.  Empty when placement did not say."""
+    free = {}
+    for name in found.allowed:
+        room = found.room.get(name) or {}
+        if any(rc not in room for rc in WEIGHED):
+            return {}
+        free[name] = [room[rc] - took.get(name, {}).get(rc, 0)
+                      - found.request.get(rc, 0) for rc in WEIGHED]
+    weights = dict.fromkeys(free, 0.0)
+    for column in range(len(WEIGHED)):
+        values = [v[column] for v in free.values()]
+        low, high = min(values, default=0), max(values, default=0)
+        if high > low:
+            for name, v in free.items():
+                weights[name] += (v[column] - low) / (high - low)
+    return weights

@@ -126,19 +126,20 @@ class BalancedPolicy(base.Policy):
             return base.MARGIN, 0.0
         return None, _score(host, cpu, ram, config)
 
-    def drain(self, host, cpu, ram, config):
-        # The margin as for balancing, but ranked by the room left on CPU
-        # and RAM together (points under each threshold, added, as Nova's
-        # CPU and RAM weighers add up), without the spread.  A drain sends
-        # one instance after the other: a host filling up with it, the one
-        # just back from its own maintenance most of all, shows the
-        # drain's arrivals as spread, and by its worst resource alone it
-        # stops taking them once its RAM matches the least loaded other
-        # host's, CPU room to spare; either way the rest went to hosts
-        # still to be drained, to move again (doc/benchmarks.md).
+    def drain(self, host, cpu, ram, config, free):
+        # The margin as for balancing, but ranked as Nova's RAM and CPU
+        # weighers rank hosts (``free``: placement's free room), else by
+        # the room left under each threshold, CPU and RAM added; never by
+        # the spread.  A drain places instances for good, one after the
+        # other: the host just back from its own maintenance is the
+        # emptiest in placement while the drain's own arrivals show on it
+        # as spread and as CPU, and ranked by those the rest went to
+        # hosts still to be drained, to move again (doc/benchmarks.md).
         rule, _ = self.destination(host, cpu, ram, config)
         if rule:
             return rule, 0.0
+        if free is not None:
+            return None, -free
         score = cpu - host.cpu_threshold
         return None, score if ram is None else score + ram - host.ram_threshold
 

@@ -112,10 +112,13 @@ class Policy(abc.ABC):
 
     def drain(self, host: model.HostSnapshot, cpu: float,
               ram: float | None, config: model.PlannerConfig,
-              ) -> tuple[str | None, float]:
+              free: float | None) -> tuple[str | None, float]:
         """``(rule, score)`` of a destination of a drain (a host in
         maintenance or entering standby) at its projected load; among the
-        accepted ones the lowest score wins.  By default as
+        accepted ones the lowest score wins.  ``free``: its weight by
+        placement's free room after the move, as Nova's RAM and CPU
+        weighers give it (:func:`.goals.drain.free_weights`; higher is
+        emptier), None when placement did not report room.  By default as
         :meth:`destination`."""
         return self.destination(host, cpu, ram, config)
 

@@ -318,6 +318,9 @@ class CapacityTest(MaintenanceTestBase):
 
     MediumFakeDriver hosts have 8192 MB, 512 of them reserved: placement
     counts 7680 MB free on an empty host, room for three 2500 MB servers.
+    A drain ranks its destinations as Nova's RAM and CPU weighers do, so
+    with two left (host2 the one with the most free vCPUs, host3 the one
+    with the most free MB) they tie and host2 comes first, by name.
     """
 
     HOSTS = ('host1', 'host2', 'host3', 'host4')
@@ -330,6 +333,8 @@ class CapacityTest(MaintenanceTestBase):
         self.big = self.admin_api.get_flavor(self._create_flavor(
             name='big', vcpu=1, memory_mb=2500, disk=1, ephemeral=0))
         self.leaving = [self._boot('host1', self.big) for _ in range(3)]
+        self.wide = self.admin_api.get_flavor(self._create_flavor(
+            name='wide', vcpu=4, memory_mb=64, disk=1, ephemeral=0))
 
     def fill(self, host, servers):
         for _ in range(servers):
@@ -349,6 +354,7 @@ class CapacityTest(MaintenanceTestBase):
         # host2 (coolest) has room for one more, host3 for all three;
         # host4 is full.
         self.fill('host2', 2)
+        self._boot('host3', self.wide)
         self.fill('host4', 3)
         self.assertEqual(errors.OK, self.enter('host1')[0])
         first, *_ = self.drain(self.LOADS)
@@ -382,6 +388,7 @@ class CapacityTest(MaintenanceTestBase):
         # took host2's room after it was read): the planner sends two to
         # host2, and Nova refuses the second at start.
         self.fill('host2', 2)
+        self._boot('host3', self.wide)
         self.fill('host4', 3)
         real = candidates.room_by_host
 

@@ -113,7 +113,9 @@ class PlannerCapacityTest(testtools.TestCase):
 
     def test_a_drain_spreads_over_the_hosts_with_room(self):
         # host2 is the coolest but has room for one 2500 MB server; host3
-        # has room for all three.
+        # has room for all three.  Ranked as Nova's RAM and CPU weighers
+        # rank them: host3 first (the most free MB); then both tie (host3
+        # the most MB, host2 the most vCPUs), by name; host2 is full.
         snap = h.snapshot(
             [h.host('host1', 20.0, draining=True), h.host('host2', 10.0),
              h.host('host3', 40.0)],
@@ -123,11 +125,11 @@ class PlannerCapacityTest(testtools.TestCase):
         plan = planner.plan(snap, h.allow_with_room({'host2': 3000,
                                                       'host3': 9000}))
         self.assertEqual(
-            [('i1', 'host2'), ('i2', 'host3'), ('i3', 'host3')],
+            [('i1', 'host3'), ('i2', 'host2'), ('i3', 'host3')],
             [(m.instance, m.destination) for m in plan.moves])
         self.assertEqual({MB: 2500, 'VCPU': 2}, plan.moves[0].resources)
         self.assertEqual((), plan.drains[0].blockers)
-        refused = [r for r in plan.moves[1].rejected
+        refused = [r for r in plan.moves[2].rejected
                    if r.rule == capacity.RULE]
         self.assertEqual(['host2'], [r.subject for r in refused])
 

@@ -6,6 +6,7 @@ import testtools
 
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning.goals import drain
 from nova_drs_scheduler.planning.goals import level
 from tests import snapshots as h
 
@@ -587,3 +588,83 @@ class AutomationOffLevelingTest(testtools.TestCase):
         on = dict(hosts, off=h.host('off', 79.0, rise_rate=0.0))
         self.assertEqual(set(), level.leveling_sources(
             on, model.PlannerConfig()))
+
+
+class FreeWeightsTest(testtools.TestCase):
+    """A drain's destinations weighed as Nova's RAM and CPU weighers
+    weigh them, from placement's room."""
+
+    def found(self, room, request=None):
+        return model.Candidates(allowed=sorted(room), room=room,
+                                request=request or {'MEMORY_MB': 1000,
+                                                    'VCPU': 1})
+
+    def test_each_class_normalised_over_the_hosts_then_added(self):
+        found = self.found({'a': {'MEMORY_MB': 5000, 'VCPU': 10},
+                            'b': {'MEMORY_MB': 3000, 'VCPU': 30},
+                            'c': {'MEMORY_MB': 1000, 'VCPU': 20}})
+        self.assertEqual({'a': 1.0, 'b': 1.5, 'c': 0.5},
+                         drain.free_weights(found, {}))
+
+    def test_what_earlier_moves_took_is_counted(self):
+        found = self.found({'a': {'MEMORY_MB': 5000, 'VCPU': 10},
+                            'b': {'MEMORY_MB': 3000, 'VCPU': 10}})
+        self.assertEqual({'a': 0.0, 'b': 1.0}, drain.free_weights(
+            found, {'a': {'MEMORY_MB': 2001}}))
+
+    def test_equal_hosts_weigh_nothing(self):
+        found = self.found({'a': {'MEMORY_MB': 5000, 'VCPU': 10},
+                            'b': {'MEMORY_MB': 5000, 'VCPU': 10}})
+        self.assertEqual({'a': 0.0, 'b': 0.0},
+                         drain.free_weights(found, {}))
+
+    def test_a_host_without_both_classes_weighs_none(self):
+        for room in ({'MEMORY_MB': 5000}, {'VCPU': 10}, {}):
+            found = model.Candidates(
+                allowed=['a', 'b'],
+                room={'a': {'MEMORY_MB': 1, 'VCPU': 1}, 'b': room},
+                request={'MEMORY_MB': 1})
+            self.assertEqual({}, drain.free_weights(found, {}))
+        found = model.Candidates(allowed=['a'], request={'MEMORY_MB': 1})
+        self.assertEqual({}, drain.free_weights(found, {}))
+
+
+class BalancedDrainRoomTest(testtools.TestCase):
+    """With placement's room, ``balanced`` sends a drain to the emptiest
+    host in placement under the margin, whatever its measured load."""
+
+    def plan(self, hosts, instances, rooms):
+        return planner.plan(h.snapshot(
+            hosts, instances, policy='balanced', max_migrations_per_period=10,
+            max_concurrent_migrations=10,
+            max_concurrent_migrations_per_host=2,
+            drain_max_concurrent_migrations_per_host=5),
+            h.allow_with_room(rooms))
+
+    def test_the_emptiest_in_placement_takes_the_drain(self):
+        # back: just back from maintenance, busier in CPU for the moment
+        # but the emptiest in placement; cool: cooler, fuller.
+        hosts = [h.host('m', 50.0, draining=True), h.host('back', 40.0),
+                 h.host('cool', 20.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 0.1)],
+                           {'back': 9000, 'cool': 3000})
+        self.assertEqual(['back'], [m.destination for m in result.moves])
+
+    def test_the_margin_still_bars_the_emptiest(self):
+        hosts = [h.host('m', 50.0, draining=True), h.host('back', 74.0),
+                 h.host('cool', 20.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 1.0)],
+                           {'back': 9000, 'cool': 3000})
+        self.assertEqual(['cool'], [m.destination for m in result.moves])
+
+    def test_it_fills_until_another_host_is_as_empty(self):
+        hosts = [h.host('m', 50.0, draining=True), h.host('back', 20.0),
+                 h.host('full', 20.0)]
+        result = self.plan(
+            hosts, [h.instance(f'i{n}', 'm', 0.1, memory_mb=1000 + n)
+                    for n in range(4)],
+            {'back': 6000, 'full': 3000})
+        # back: 6000 MB free, less 1003, 1002, 1001; then full is
+        # emptier (3000 - 1000 against 6000 - 3006 - 1000).
+        self.assertEqual(['back', 'back', 'back', 'full'],
+                         [m.destination for m in result.moves])
