@@ -504,10 +504,11 @@ class BalancedFallbackTest(testtools.TestCase):
 
 
 class BalancedDrainSpreadTest(testtools.TestCase):
-    """A drain ranks its destinations by their room on CPU and RAM
-    together, without their spread: a host filling up with the drain (the
-    one just back from maintenance) shows the drain's own arrivals as
-    spread, and its RAM may match another host's long before its CPU."""
+    """Where placement reports no room, a drain ranks its destinations by
+    their room on CPU and RAM together, without their spread: a host
+    filling up with the drain (the one just back from maintenance) shows
+    the drain's own arrivals as spread, and its RAM may match another
+    host's long before its CPU."""
 
     def plan(self, hosts, instances, **kwargs):
         return planner.plan(h.snapshot(
