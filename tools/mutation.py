@@ -82,7 +82,8 @@ MODULES = {
     'planning/moves.py': _PLANNER_TESTS,
     'planning/cost_benefit.py': _PLANNER_TESTS,
     'planning/reasons.py': _PLANNER_TESTS,
-    'planning/goals/drain.py': _PLANNER_TESTS,
+    'planning/goals/drain.py': _PLANNER_TESTS + [
+        _PLANNING + 'test_power.PlannerDrainTest'],
     'planning/goals/relieve.py': _PLANNER_TESTS,
     'planning/goals/level.py': _PLANNER_TESTS,
     'planning/capacity.py': [_PLANNING + 'test_capacity'],

@@ -613,6 +613,13 @@ class FreeWeightsTest(testtools.TestCase):
         self.assertEqual({'a': 0.0, 'b': 1.0}, drain.free_weights(
             found, {'a': {'MEMORY_MB': 2001}}))
 
+    def test_a_class_nothing_took_on_a_host_counts_whole(self):
+        room = {'MEMORY_MB': 5000, 'VCPU': 10}
+        found = self.found({'a': room, 'b': room, 'c': room})
+        # VCPU: a 9, b 10 (nothing taken there), c 10.
+        self.assertEqual({'a': 0.0, 'b': 1.0, 'c': 1.0}, drain.free_weights(
+            found, {'a': {'VCPU': 1}, 'c': {'VCPU': 0}}))
+
     def test_equal_hosts_weigh_nothing(self):
         found = self.found({'a': {'MEMORY_MB': 5000, 'VCPU': 10},
                             'b': {'MEMORY_MB': 5000, 'VCPU': 10}})
