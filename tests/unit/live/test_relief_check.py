@@ -207,7 +207,6 @@ class LeadChecksReliefTest(test_rebalancer.PeriodTestCase):
         self.assertIn(mock.call.store.add(rec), calls.mock_calls)
 
 
-
 class ReliefTelemetryTest(testtools.TestCase):
 
     def test_checks_counted_by_whether_the_expectation_held(self):
