@@ -14,6 +14,7 @@ from oslo_log import log as logging
 from nova_drs_scheduler.planning import drain
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import compute_service
+from nova_drs_scheduler.rebalance import live
 
 LOG = logging.getLogger(__name__)
 
@@ -57,8 +58,8 @@ def exit(store, host: str) -> dict:
                 service_disabled=bool(service and service.disabled))
 
 
-def report_drains(store, telemetry, rec: dict, plan: model.Plan, cloud,
-                  maintenance: dict) -> None:
+def report_drains(store, telemetry, rec: dict, plan: model.Plan,
+                  cloud: live.Cloud, maintenance: dict) -> None:
     """Store where each drain of a host in ``maintenance`` stands, for
     ``maintenance status`` and any later leader; log each change of
     state."""

@@ -10,6 +10,7 @@ import typing
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import live
@@ -34,8 +35,9 @@ class Period(typing.NamedTuple):
     candidates: model.CandidatesFn
 
 
-def plan(reader: snapshot_reader.SnapshotReader, context, config,
-         rec: dict, windows, acting: bool, draining: set,
+def plan(reader: snapshot_reader.SnapshotReader, context,
+         config: model.PlannerConfig, rec: dict,
+         windows: metrics.MetricsWindows, acting: bool, draining: set,
          power_rows: dict, goals=planner.GOALS) -> Period:
     """Snapshot, (when acting) recommendations, plan, into ``rec``.
 

@@ -17,6 +17,7 @@ from nova_drs_scheduler import conf
 from nova_drs_scheduler import from_conf
 from nova_drs_scheduler import pacing
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning.goals import level
 from nova_drs_scheduler.rebalance import aggregate_settings
@@ -53,7 +54,7 @@ class SnapshotReader:
         """Re-read what options shape: the metric source."""
         self.source = sources.load(CONF)
 
-    def windows(self):
+    def windows(self) -> metrics.MetricsWindows:
         """The windows and counters as the DRS database stores them."""
         windows = from_conf.metrics_windows(CONF)
         windows.restore(self.store.load_windows())
@@ -66,8 +67,10 @@ class SnapshotReader:
             context, self.host_manager, self.placement_client,
             cloud.instances)
 
-    def read(self, context, config, windows, all_instances: bool,
-             draining=frozenset(), power_rows=None):
+    def read(self, context, config: model.PlannerConfig,
+             windows: metrics.MetricsWindows, all_instances: bool,
+             draining=frozenset(), power_rows=None
+             ) -> tuple[model.Snapshot, live.Cloud, dict, frozenset]:
         """The period's snapshot, from hosts to the instances worth it.
 
         Returns ``(snapshot, cloud, automation levels, hosts whose
@@ -140,7 +143,7 @@ class SnapshotReader:
             snapshot = standby.with_power(snapshot, power_rows, draining)
         return snapshot, cloud, levels, measured.late
 
-    def _named_instances(self, cloud) -> set:
+    def _named_instances(self, cloud: live.Cloud) -> set:
         """Instances of DRS migrations (ERROR after one needs attention)
         and of open recommendations (re-validated each period)."""
         named = {migration.instance_uuid for migration in cloud.migrations

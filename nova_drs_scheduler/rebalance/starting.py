@@ -11,6 +11,7 @@ from oslo_log import log as logging
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import outcomes as outcomes_mod
 from nova_drs_scheduler.rebalance import record
 
@@ -54,8 +55,8 @@ class Starter:
                     'status': 'recommended', 'recommendation': ident})
         return starting
 
-    def start(self, rec: dict, plan: model.Plan, cloud, starting: list
-              ) -> None:
+    def start(self, rec: dict, plan: model.Plan, cloud: live.Cloud,
+              starting: list) -> None:
         """Store the record, then start ``starting`` (``[(move, what its
         outcomes carry)]``) and record how each began."""
         # Stored before anything starts: a scheduler killed from here on
