@@ -8,6 +8,8 @@ from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning.goals import drain
 from nova_drs_scheduler.planning.goals import level
+from nova_drs_scheduler.planning.policies import balanced
+from nova_drs_scheduler.planning.policies import base
 from tests import snapshots as h
 
 load_tests = testscenarios.load_tests_apply_scenarios
@@ -564,6 +566,19 @@ class BalancedDrainSpreadTest(testtools.TestCase):
         # back would end at 80 %, past 80 - 5: refused for the margin.
         self.assertEqual(['steady'], [m.destination for m in result.moves])
 
+    def test_the_hook_scores_room_under_both_thresholds(self):
+        policy, config = balanced.BalancedPolicy(), model.PlannerConfig()
+        host = h.host('a', 0.0, cpu_threshold=70.0, ram_threshold=85.0)
+        self.assertEqual((None, (30.0 - 70.0) + (40.0 - 85.0)),
+                         policy.drain(host, 30.0, 40.0, config, None))
+        self.assertEqual((None, 30.0 - 70.0),
+                         policy.drain(host, 30.0, None, config, None))
+        # Placement's weight, when known, ranks alone: higher is emptier.
+        self.assertEqual((None, -0.7),
+                         policy.drain(host, 30.0, 40.0, config, 0.7))
+        self.assertEqual(base.MARGIN, policy.drain(host, 66.0, 40.0, config,
+                                                   0.7)[0])
+
     def test_balancing_still_ranks_with_the_spread(self):
         hosts = [h.host('hot', 95.0, counter=3),
                  h.host('back', 30.0, cpu_deviation=10.0),
@@ -664,6 +679,13 @@ class BalancedDrainRoomTest(testtools.TestCase):
         result = self.plan(hosts, [h.instance('i1', 'm', 1.0)],
                            {'back': 9000, 'cool': 3000})
         self.assertEqual(['cool'], [m.destination for m in result.moves])
+
+    def test_the_emptiest_wins_whatever_its_name(self):
+        hosts = [h.host('m', 50.0, draining=True), h.host('a', 20.0),
+                 h.host('b', 20.0), h.host('c', 20.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 0.1)],
+                           {'a': 6000, 'b': 9000, 'c': 3000})
+        self.assertEqual(['b'], [m.destination for m in result.moves])
 
     def test_it_fills_until_another_host_is_as_empty(self):
         hosts = [h.host('m', 50.0, draining=True), h.host('back', 20.0),
