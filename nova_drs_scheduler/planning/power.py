@@ -344,6 +344,8 @@ class _PoolPlan:
             expected, deviation = forecast.ahead(state, config.horizon)
             self.upper = max(pool.demand, expected
                              + config.forecast_deviations * deviation)
+        # Each host's load is expected to grow as the pool's demand does.
+        self.growth = (self.upper / pool.demand if pool.demand else 1.0)
 
     def verdict(self, reason, needed=None):
         return PoolPower(
@@ -401,6 +403,27 @@ class _PoolPlan:
                                 needed), None
         return self._standby(needed)
 
+    def _ceiling(self, host) -> float:
+        """The CPU percent a host must stay under at the forecast: its
+        threshold less the margin, the room balancing keeps."""
+        return host.cpu_threshold - self.snapshot.config.margin
+
+    def _ahead(self, host) -> float:
+        """A measured host's CPU percent at the horizon: its outlook,
+        grown as the pool's forecast demand grows."""
+        return (host.cpu_percent + working.lag(host)) * self.growth
+
+    def _hot(self, hosts) -> str:
+        """The first of ``hosts`` forecast over its ceiling, or ''."""
+        for host in hosts:
+            if (host.cpu_percent is not None
+                    and self._ahead(host) > self._ceiling(host)):
+                return (f'host {host.name} forecast at '
+                        f'{self._ahead(host):.1f}% in '
+                        f'{self.config.horizon:.0f} s, over its threshold '
+                        f'less the margin {self._ceiling(host):g}%')
+        return ''
+
     def _short(self, ready, needed) -> str:
         """Why the pool needs one more host now, or ''."""
         cfg = self.config
@@ -409,6 +432,9 @@ class _PoolPlan:
         if len(ready) < cfg.min_hosts:
             return (f'{len(ready)} host(s) taking load or waking, under '
                     f'the minimum {cfg.min_hosts}')
+        hot = '' if self.waking else self._hot(self.taking)
+        if hot:
+            return hot
         if needed is None:
             return ''
         if needed > len(ready):
@@ -499,10 +525,12 @@ class _PoolPlan:
         """Place every instance of ``host`` in the pool, largest first,
         each on the least loaded allowed host; '' when all fit under the
         band's top, else why not."""
-        cfg, hosts = self.config, self.snapshot.hosts
-        # At their outlook, as the planner judges a destination.
-        cpu = {h.name: h.cpu_percent + working.lag(h)
-               for h in self.taking
+        hosts = self.snapshot.hosts
+        hot = self._hot(h for h in self.taking if h is not host)
+        if hot:
+            return hot
+        # At the forecast, as the pool's demand is expected to grow.
+        cpu = {h.name: self._ahead(h) for h in self.taking
                if h.cpu_percent is not None and h.schedulable}
         ram = {h.name: h.ram_percent for h in self.taking}
         planned = list(self.snapshot.planned)
@@ -514,11 +542,12 @@ class _PoolPlan:
                 dest = hosts.get(name)
                 if name == host.name or name not in cpu:
                     continue
-                load = cpu[name] + 100.0 * instance.cpu_cores / dest.vcpus
+                load = cpu[name] + (100.0 * instance.cpu_cores * self.growth
+                                    / dest.vcpus)
                 memory = ram[name]
                 if memory is not None:
                     memory += 100.0 * instance.memory_mb / dest.memory_mb
-                if load > cfg.band_high or (
+                if load > self._ceiling(dest) or (
                         memory is not None and memory > dest.ram_threshold):
                     continue
                 # By name, so the first of equally loaded hosts stays.
