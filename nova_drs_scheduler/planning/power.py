@@ -57,6 +57,9 @@ from nova_drs_scheduler.planning import working
 #: Kinds of :class:`PowerAction`.
 STANDBY, WAKE, CANCEL = 'standby', 'wake', 'cancel'
 
+#: Horizons a rising forecast reads ahead (:class:`_PoolPlan`).
+RAMP_HORIZONS = 2.0
+
 
 @dataclasses.dataclass(frozen=True)
 class PowerConfig:
@@ -261,10 +264,12 @@ def _standby_candidate(host: model.HostSnapshot) -> bool:
             and host.cpu_percent is not None)
 
 
-def _needed(cores: float, memory: float, hosts, top: float) -> int:
+def _needed(cores: float, memory: float, hosts, top: float,
+            margin: float) -> int:
     """The fewest of ``hosts`` (largest first) that hold ``cores`` under
-    ``top`` percent of their CPUs and ``memory`` MB under their RAM
-    thresholds; one more than all of them when they cannot."""
+    ``top`` percent of their CPUs, and each under its CPU threshold less
+    ``margin`` (the room balancing keeps), and ``memory`` MB under their
+    RAM thresholds; one more than all of them when they cannot."""
     def fewest(demand, capacities):
         total = 0.0
         for used, room in enumerate(sorted(capacities, reverse=True)):
@@ -273,7 +278,8 @@ def _needed(cores: float, memory: float, hosts, top: float) -> int:
             total += room
         return len(capacities) + (total < demand)
     return max(
-        fewest(cores, [h.vcpus * top / 100.0 for h in hosts]),
+        fewest(cores, [h.vcpus * min(top, h.cpu_threshold - margin) / 100.0
+                       for h in hosts]),
         fewest(memory, [h.memory_mb * h.ram_threshold / 100.0
                         for h in hosts]))
 
@@ -339,13 +345,19 @@ class _PoolPlan:
         self.utilization = _percent(pool.demand, self.taking)
         # The demand to be ready for: the forecast's upper bound at the
         # horizon, and never less than now.
-        self.upper = pool.demand
+        self.upper, self.seconds = pool.demand, config.horizon
         if pool.demand is not None and state is not None:
             expected, deviation = forecast.ahead(state, config.horizon)
+            if expected > pool.demand:
+                # On a ramp a host woken late leaves the others over their
+                # threshold until it boots and balancing refills it; one
+                # woken early costs its idle power: look further ahead.
+                self.seconds = RAMP_HORIZONS * config.horizon
+                expected, deviation = forecast.ahead(state, self.seconds)
             self.upper = max(pool.demand, expected
                              + config.forecast_deviations * deviation)
         # Each host's load is expected to grow as the pool's demand does.
-        self.growth = (self.upper / pool.demand if pool.demand else 1.0)
+        self.growth = self.upper / pool.demand if pool.demand else 1.0
 
     def verdict(self, reason, needed=None):
         return PoolPower(
@@ -382,7 +394,7 @@ class _PoolPlan:
         needed = None
         if self.upper is not None:
             needed = _needed(self.upper, self.pool.memory, ready,
-                             cfg.band_high)
+                             cfg.band_high, self.snapshot.config.margin)
         why = self._short(ready, needed)
         if why:
             return self._add(why, needed)
@@ -409,20 +421,14 @@ class _PoolPlan:
         return host.cpu_threshold - self.snapshot.config.margin
 
     def _ahead(self, host) -> float:
-        """A measured host's CPU percent at the horizon: its outlook,
-        grown as the pool's forecast demand grows."""
+        """A measured host's CPU percent at the forecast: its outlook,
+        grown as the pool's demand is forecast to grow."""
         return (host.cpu_percent + working.lag(host)) * self.growth
 
-    def _hot(self, hosts) -> str:
-        """The first of ``hosts`` forecast over its ceiling, or ''."""
-        for host in hosts:
-            if (host.cpu_percent is not None
-                    and self._ahead(host) > self._ceiling(host)):
-                return (f'host {host.name} forecast at '
-                        f'{self._ahead(host):.1f}% in '
-                        f'{self.config.horizon:.0f} s, over its threshold '
-                        f'less the margin {self._ceiling(host):g}%')
-        return ''
+    def _top(self) -> str:
+        return (f'the band top {self.config.band_high:g}% and their '
+                f'thresholds less the margin '
+                f'{self.snapshot.config.margin:g}')
 
     def _short(self, ready, needed) -> str:
         """Why the pool needs one more host now, or ''."""
@@ -432,20 +438,17 @@ class _PoolPlan:
         if len(ready) < cfg.min_hosts:
             return (f'{len(ready)} host(s) taking load or waking, under '
                     f'the minimum {cfg.min_hosts}')
-        hot = '' if self.waking else self._hot(self.taking)
-        if hot:
-            return hot
         if needed is None:
             return ''
         if needed > len(ready):
             return (f'demand forecast {_fmt(_percent(self.upper, ready))} in '
-                    f'{cfg.horizon:.0f} s, over the band top '
-                    f'{cfg.band_high:g}% of the {len(ready)} host(s) taking '
-                    f'load or waking')
+                    f'{self.seconds:.0f} s, over {self._top()} of the '
+                    f'{len(ready)} host(s) taking load or waking')
         if needed + cfg.reserve_hosts > len(ready):
-            return (f'the forecast needs {needed} host(s) under the band '
-                    f'top and the reserve {cfg.reserve_hosts} more; '
-                    f'{len(ready)} take load or wake')
+            return (f'the forecast in {self.seconds:.0f} s needs {needed} '
+                    f'host(s) under {self._top()} and the reserve '
+                    f'{cfg.reserve_hosts} more; {len(ready)} take load or '
+                    f'wake')
         return ''
 
     def _add(self, why, needed):
@@ -512,8 +515,9 @@ class _PoolPlan:
         rest = [h for h in self.taking if h is not host]
         least = cfg.min_hosts
         if self.upper is not None:
-            least = max(least, _needed(self.upper, self.pool.memory, rest,
-                                       cfg.target) + cfg.reserve_hosts)
+            least = max(least, _needed(
+                self.upper, self.pool.memory, rest, cfg.target,
+                self.snapshot.config.margin) + cfg.reserve_hosts)
         if len(rest) < least:
             return (f'{len(rest)} host(s) would be left, the pool needs '
                     f'{least} (minimum {cfg.min_hosts}, reserve '
@@ -523,13 +527,18 @@ class _PoolPlan:
 
     def _placement(self, host) -> str:
         """Place every instance of ``host`` in the pool, largest first,
-        each on the least loaded allowed host; '' when all fit under the
-        band's top, else why not."""
+        each on the least loaded allowed host; '' when every host of the
+        pool stays under its threshold less the margin at the forecast
+        (and under its RAM threshold), else why not."""
         hosts = self.snapshot.hosts
-        hot = self._hot(h for h in self.taking if h is not host)
-        if hot:
-            return hot
-        # At the forecast, as the pool's demand is expected to grow.
+        for other in self.taking:
+            if (other is not host and other.cpu_percent is not None
+                    and self._ahead(other) > self._ceiling(other)):
+                return (f'host {other.name} forecast at '
+                        f'{self._ahead(other):.1f}%, over its threshold '
+                        f'less the margin {self._ceiling(other):g}%')
+        # At the forecast, as the planner judges a destination at its
+        # outlook.
         cpu = {h.name: self._ahead(h) for h in self.taking
                if h.cpu_percent is not None and h.schedulable}
         ram = {h.name: h.ram_percent for h in self.taking}
@@ -555,7 +564,8 @@ class _PoolPlan:
                     best = (load, name, memory)
             if best is None:
                 return (f'instance {instance.uuid} has no allowed '
-                        f'destination in the pool left under the band top')
+                        f'destination in the pool left under its threshold '
+                        f'less the margin at the forecast')
             load, name, memory = best
             cpu[name], ram[name] = load, memory
             planned.append(model.Move(

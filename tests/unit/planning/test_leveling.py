@@ -131,6 +131,26 @@ class LevelingTest(testtools.TestCase):
         self.assertIn('cool the coolest destination at 40.0%',
                       result.moves[0].reason)
 
+    def test_a_power_managed_pool_levels_without_rises(self):
+        # Power management packs the pool and wakes hosts into it empty:
+        # it levels even where load never jumps.
+        managed = [(name, cpu, {'power_level': 'automatic'})
+                   for name, cpu, _ in HOSTS]
+        result = plan(managed, INSTANCES, rate=0.0)
+        self.assertEqual([('fits', 'hot', 'cool')],
+                         [(m.instance, m.source, m.destination)
+                          for m in result.moves])
+        self.assertIn('level: power management packs and wakes the pool\'s '
+                      'hosts; host hot at 78.0%', result.moves[0].reason)
+        # One managed host is enough; at level off nothing moves.
+        one = [HOSTS[0], HOSTS[1], ('cool', 40.0, {'power_level': 'manual'})]
+        self.assertEqual(1, len(plan(one, INSTANCES, rate=0.0).moves))
+        off = [(name, cpu, {'power_level': 'off'})
+               for name, cpu, _ in HOSTS]
+        self.assertEqual((), plan(off, INSTANCES, rate=0.0).moves)
+        self.assertEqual((), plan(managed, INSTANCES, rate=0.0,
+                                  level_gap=0).moves)
+
     def test_off_with_no_gap(self):
         self.assertEqual((), plan(HOSTS, INSTANCES, level_gap=0).moves)
 
@@ -272,6 +292,19 @@ class LevelingSourcesTest(testtools.TestCase):
         hosts = hosts_at(('a', 75.0, 3.0, {}), ('b', 40.0, 3.0, {}))
         self.assertEqual(set(), self.sources(hosts, level_gap=0))
         self.assertEqual(set(), self.sources(hosts, policy='seed'))
+
+    def test_a_power_managed_pool_levels(self):
+        hosts = hosts_at(('a', 75.0, 0.0, {'power_level': 'automatic'}),
+                         ('b', 40.0, 0.0, {}))
+        self.assertEqual({'a'}, self.sources(hosts))
+        self.assertEqual(
+            {None: 'power management packs and wakes the pool\'s hosts'},
+            level.leveling_pools(hosts, model.PlannerConfig()))
+        # An excluded host's level does not count.
+        hosts = hosts_at(('a', 75.0, 0.0, {}),
+                         ('x', 40.0, 0.0, {'power_level': 'automatic',
+                                           'excluded': True}))
+        self.assertEqual(set(), self.sources(hosts))
 
     def test_unsampled_and_excluded_hosts_neither_send_nor_count(self):
         hosts = hosts_at(('a', 75.0, 3.0, {}), ('stale', None, 0.0, {}),
