@@ -42,20 +42,34 @@ def rise_rates(hosts: Mapping[str, model.HostSnapshot],
 def leveling_pools(hosts: Mapping[str, model.HostSnapshot],
                    config: model.PlannerConfig) -> dict:
     """Per pool that levels, why: its load jumps often (its mean rise
-    rate), or power management packs it and wakes hosts into it empty (a
-    host of the pool not at level ``off``), which a reaction to violations
-    alone would spread again only once hosts are over."""
+    rate), or power management packed it (:func:`packed`), which a
+    reaction to violations alone would spread again only once hosts are
+    over."""
     rates = rise_rates(hosts, config)
-    managed = {working.pool_key(host, config) for host in hosts.values()
-               if working.balanced(host) and host.power_level != 'off'}
+    power = packed(hosts, config)
     why = {}
     for pool, rate in rates.items():
         if rate >= config.level_rise_rate:
             why[pool] = (f'load jumps {rate:.1f} times an hour per host '
                          f'(level_rise_rate {config.level_rise_rate:g})')
-        elif pool in managed:
-            why[pool] = 'power management packs and wakes the pool\'s hosts'
+        elif pool in power:
+            why[pool] = power[pool]
     return why
+
+
+def packed(hosts: Mapping[str, model.HostSnapshot],
+           config: model.PlannerConfig) -> dict:
+    """Per pool that power management packed, why: it holds one of its
+    hosts out (in standby, entering it or waking), so the pool runs on
+    fewer hosts and a woken host comes back empty."""
+    found = {}
+    for name in sorted(hosts):
+        host = hosts[name]
+        if working.balanced(host) and host.power != model.ON:
+            found.setdefault(working.pool_key(host, config),
+                             f'power management holds host {name} out '
+                             f'({host.power})')
+    return found
 
 
 def leveling_sources(hosts: Mapping[str, model.HostSnapshot],
