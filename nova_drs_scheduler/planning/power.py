@@ -14,17 +14,22 @@ pool:
   that *take load* are those on, not entering standby and not in
   maintenance; *utilization* is demand in percent of their CPUs;
 - the *forecast* (:mod:`.forecast`) of the demand ``boot_seconds +
-  period_seconds`` ahead, plus ``forecast_deviations`` of its deviation,
-  is the demand the pool must be ready for: a host woken now is up a
-  boot time later, and the next period may be too late;
+  period_seconds`` ahead (:data:`RAMP_HORIZONS` times that while it
+  rises), plus ``forecast_deviations`` of its deviation, is the demand
+  the pool must be ready for: a host woken now is up a boot time later,
+  and the next period may be too late;
+- a host's *ceiling* is its ``cpu_threshold`` less the planner's
+  ``margin``; a host *at the forecast* is at its outlook grown as the
+  pool's forecast is above its demand now;
 - the hosts it *needs* under a utilization are the fewest (largest
-  first) whose CPUs hold that demand under it and whose memory holds the
-  memory in use under each host's RAM threshold.
+  first) whose CPUs hold that demand under it and each under its
+  ceiling, and whose memory holds the memory in use under each host's
+  RAM threshold.
 
 Wake (or cancel) comes first, one action per pool per period:
 
 - the hosts taking load or waking are fewer than those the pool needs
-  under the band's top (demand forecast over the top) plus the reserve,
+  under the band's top (and their ceilings) plus the reserve,
   or fewer than ``min_hosts``, or a boot found no valid host in the pool
   (``unplaced``);
 - a host entering standby is given back first (``cancel``), as is one
@@ -41,8 +46,10 @@ gap keeps one period's noise from undoing the last action).  The host
 chosen is the cheapest to empty: fewest GB of RAM to move, such that
 every instance on it can move (none blocked for good) and has a
 destination Nova's filters allow (``candidates``, as for any move) in the
-pool, left under the band's top in CPU and under its RAM threshold once
-all of them are placed (largest first, each to the least loaded host).
+pool, left under its ceiling at the forecast and under its RAM threshold
+once all of them are placed (largest first, each to the least loaded
+host), and every other host stays under its ceiling at the forecast: a
+check of each host, not of the pool's mean.
 The drain itself is the planner's (an entering host is ``draining``).
 """
 
@@ -139,7 +146,8 @@ class PoolPower:
     entering: tuple = ()
     #: Consecutive periods under the band's bottom.
     counter: int = 0
-    #: Hosts the forecast needs under the band's top (without reserve).
+    #: Hosts the forecast needs under the band's top and their ceilings
+    #: (without reserve).
     needed: int | None = None
     reason: str = ''
 
@@ -426,6 +434,7 @@ class _PoolPlan:
         return (host.cpu_percent + working.lag(host)) * self.growth
 
     def _top(self) -> str:
+        """What a wake keeps the hosts under, for its reason."""
         return (f'the band top {self.config.band_high:g}% and their '
                 f'thresholds less the margin '
                 f'{self.snapshot.config.margin:g}')

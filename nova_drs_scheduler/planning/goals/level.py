@@ -1,12 +1,13 @@
 """Level: after the violated hosts, in pools whose hosts' load jumps
-often, keep the hosts nearest their threshold level (``[drs] level_*``,
-policies that ``levels``).
+often or that power management packed, keep the hosts nearest their
+threshold level (``[drs] level_*``, policies that ``levels``).
 
 Where load jumps often (the pool's mean ``rise_rate``), a host is over
-its threshold before any reaction, so the hottest host within
-``level_band`` of its threshold sends the largest instance that leaves
-the coolest destination no hotter than itself; its destinations pass the
-same rails.
+its threshold before any reaction; where power management holds a host
+out, the pool runs packed and a woken host comes back empty.  So the
+hottest host within ``level_band`` of its threshold sends the largest
+instance that leaves the coolest destination no hotter than itself; its
+destinations pass the same rails.
 """
 
 import collections
