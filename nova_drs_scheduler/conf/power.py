@@ -43,10 +43,13 @@ OPTS = [
         'power_band_high',
         default=81.0,
         help='Top of the target band, percent. A host is woken when the '
-             'pool\'s forecast demand would cross it, and a host is only '
-             'put in standby if every instance on it has a destination '
-             'left under it. vSphere DPM: ``DemandCapacityRatioTarget`` '
-             'plus ``DemandCapacityRatioToleranceHost`` (63 + 18).',
+             'pool\'s forecast demand would cross it, or would take its '
+             'hosts over their CPU threshold less ``margin`` (whichever is '
+             'lower); a standby needs every host left under its threshold '
+             'less ``margin`` at the forecast once the standby host\'s '
+             'instances are placed. vSphere DPM: '
+             '``DemandCapacityRatioTarget`` plus '
+             '``DemandCapacityRatioToleranceHost`` (63 + 18).',
         **utilization.PERCENT),
     cfg.IntOpt(
         'power_reserve_hosts',

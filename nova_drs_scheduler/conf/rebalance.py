@@ -362,11 +362,15 @@ OPTS = [
              '``max_concurrent_migrations`` in flight. Destinations keep '
              '``margin``, ``no_return_time``, cooldowns and Nova\'s filters '
              'as for any move; a host may send as many as a violated host '
-             '(``max_concurrent_migrations_per_violated_host``). Where '
-             'load rarely jumps nothing changes. On the benchmark\'s bursty '
-             'trace it left 22-31 % fewer overloaded host-periods for 3-5 '
-             'times the migrations; on the traces without bursts it never '
-             'ran. 0 turns leveling off. See doc/balancing.md.',
+             '(``max_concurrent_migrations_per_violated_host``). A pool '
+             'levels too while power management holds one of its hosts '
+             'out (in standby, entering standby or waking): it runs '
+             'packed, and a woken host comes back empty. Elsewhere, where '
+             'load rarely jumps, nothing changes. On the benchmark\'s '
+             'bursty trace it left 22-31 % fewer overloaded host-periods '
+             'for 3-5 times the migrations; on the traces without bursts '
+             'it never ran. 0 turns leveling off. See doc/balancing.md '
+             'and doc/power.md.',
         **utilization.PERCENT),
     cfg.FloatOpt(
         'level_band',
@@ -381,7 +385,9 @@ OPTS = [
         help='Rises per host and hour (the mean over a pool\'s judged '
              'hosts, exponentially weighted with the half-life '
              '``level_rise_halflife``) from which leveling '
-             '(``level_gap``) runs in that pool. 0: always.'),
+             '(``level_gap``) runs in that pool (a pool where power '
+             'management holds a host out levels whatever its rate). 0: '
+             'always.'),
     cfg.FloatOpt(
         'level_rise_points',
         default=10.0,

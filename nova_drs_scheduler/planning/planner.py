@@ -33,7 +33,8 @@ below hold for every policy:
   does not pay is skipped for the policy's next one;
 - leveling (policies with ``levels``, ``[drs] level_*``) comes after the
   violated hosts, only in pools whose hosts' load jumps often
-  (:func:`.goals.level.rise_rates`), and its destinations pass the same
+  (:func:`.goals.level.rise_rates`) or that power management packed
+  (:func:`.goals.level.packed`), and its destinations pass the same
   rules;
 - hosts in maintenance (``HostSnapshot.draining``) come first: they are
   neither judged nor destinations, and each sends its instances, largest

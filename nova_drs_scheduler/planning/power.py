@@ -14,17 +14,22 @@ pool:
   that *take load* are those on, not entering standby and not in
   maintenance; *utilization* is demand in percent of their CPUs;
 - the *forecast* (:mod:`.forecast`) of the demand ``boot_seconds +
-  period_seconds`` ahead, plus ``forecast_deviations`` of its deviation,
-  is the demand the pool must be ready for: a host woken now is up a
-  boot time later, and the next period may be too late;
+  period_seconds`` ahead (:data:`RAMP_HORIZONS` times that while it
+  rises), plus ``forecast_deviations`` of its deviation, is the demand
+  the pool must be ready for: a host woken now is up a boot time later,
+  and the next period may be too late;
+- a host's *ceiling* is its ``cpu_threshold`` less the planner's
+  ``margin``; a host *at the forecast* is at its outlook grown as the
+  pool's forecast is above its demand now;
 - the hosts it *needs* under a utilization are the fewest (largest
-  first) whose CPUs hold that demand under it and whose memory holds the
-  memory in use under each host's RAM threshold.
+  first) whose CPUs hold that demand under it and each under its
+  ceiling, and whose memory holds the memory in use under each host's
+  RAM threshold.
 
 Wake (or cancel) comes first, one action per pool per period:
 
 - the hosts taking load or waking are fewer than those the pool needs
-  under the band's top (demand forecast over the top) plus the reserve,
+  under the band's top (and their ceilings) plus the reserve,
   or fewer than ``min_hosts``, or a boot found no valid host in the pool
   (``unplaced``);
 - a host entering standby is given back first (``cancel``), as is one
@@ -41,8 +46,10 @@ gap keeps one period's noise from undoing the last action).  The host
 chosen is the cheapest to empty: fewest GB of RAM to move, such that
 every instance on it can move (none blocked for good) and has a
 destination Nova's filters allow (``candidates``, as for any move) in the
-pool, left under the band's top in CPU and under its RAM threshold once
-all of them are placed (largest first, each to the least loaded host).
+pool, left under its ceiling at the forecast and under its RAM threshold
+once all of them are placed (largest first, each to the least loaded
+host), and every other host stays under its ceiling at the forecast: a
+check of each host, not of the pool's mean.
 The drain itself is the planner's (an entering host is ``draining``).
 """
 
@@ -56,6 +63,9 @@ from nova_drs_scheduler.planning import working
 
 #: Kinds of :class:`PowerAction`.
 STANDBY, WAKE, CANCEL = 'standby', 'wake', 'cancel'
+
+#: Horizons a rising forecast reads ahead (:class:`_PoolPlan`).
+RAMP_HORIZONS = 2.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,7 +146,8 @@ class PoolPower:
     entering: tuple = ()
     #: Consecutive periods under the band's bottom.
     counter: int = 0
-    #: Hosts the forecast needs under the band's top (without reserve).
+    #: Hosts the forecast needs under the band's top and their ceilings
+    #: (without reserve).
     needed: int | None = None
     reason: str = ''
 
@@ -261,10 +272,12 @@ def _standby_candidate(host: model.HostSnapshot) -> bool:
             and host.cpu_percent is not None)
 
 
-def _needed(cores: float, memory: float, hosts, top: float) -> int:
+def _needed(cores: float, memory: float, hosts, top: float,
+            margin: float) -> int:
     """The fewest of ``hosts`` (largest first) that hold ``cores`` under
-    ``top`` percent of their CPUs and ``memory`` MB under their RAM
-    thresholds; one more than all of them when they cannot."""
+    ``top`` percent of their CPUs, and each under its CPU threshold less
+    ``margin`` (the room balancing keeps), and ``memory`` MB under their
+    RAM thresholds; one more than all of them when they cannot."""
     def fewest(demand, capacities):
         total = 0.0
         for used, room in enumerate(sorted(capacities, reverse=True)):
@@ -273,7 +286,8 @@ def _needed(cores: float, memory: float, hosts, top: float) -> int:
             total += room
         return len(capacities) + (total < demand)
     return max(
-        fewest(cores, [h.vcpus * top / 100.0 for h in hosts]),
+        fewest(cores, [h.vcpus * min(top, h.cpu_threshold - margin) / 100.0
+                       for h in hosts]),
         fewest(memory, [h.memory_mb * h.ram_threshold / 100.0
                         for h in hosts]))
 
@@ -339,11 +353,19 @@ class _PoolPlan:
         self.utilization = _percent(pool.demand, self.taking)
         # The demand to be ready for: the forecast's upper bound at the
         # horizon, and never less than now.
-        self.upper = pool.demand
+        self.upper, self.seconds = pool.demand, config.horizon
         if pool.demand is not None and state is not None:
             expected, deviation = forecast.ahead(state, config.horizon)
+            if expected > pool.demand:
+                # On a ramp a host woken late leaves the others over their
+                # threshold until it boots and balancing refills it; one
+                # woken early costs its idle power: look further ahead.
+                self.seconds = RAMP_HORIZONS * config.horizon
+                expected, deviation = forecast.ahead(state, self.seconds)
             self.upper = max(pool.demand, expected
                              + config.forecast_deviations * deviation)
+        # Each host's load is expected to grow as the pool's demand does.
+        self.growth = self.upper / pool.demand if pool.demand else 1.0
 
     def verdict(self, reason, needed=None):
         return PoolPower(
@@ -380,7 +402,7 @@ class _PoolPlan:
         needed = None
         if self.upper is not None:
             needed = _needed(self.upper, self.pool.memory, ready,
-                             cfg.band_high)
+                             cfg.band_high, self.snapshot.config.margin)
         why = self._short(ready, needed)
         if why:
             return self._add(why, needed)
@@ -401,6 +423,22 @@ class _PoolPlan:
                                 needed), None
         return self._standby(needed)
 
+    def _ceiling(self, host) -> float:
+        """The CPU percent a host must stay under at the forecast: its
+        threshold less the margin, the room balancing keeps."""
+        return host.cpu_threshold - self.snapshot.config.margin
+
+    def _ahead(self, host) -> float:
+        """A measured host's CPU percent at the forecast: its outlook,
+        grown as the pool's demand is forecast to grow."""
+        return (host.cpu_percent + working.lag(host)) * self.growth
+
+    def _top(self) -> str:
+        """What a wake keeps the hosts under, for its reason."""
+        return (f'the band top {self.config.band_high:g}% and their '
+                f'thresholds less the margin '
+                f'{self.snapshot.config.margin:g}')
+
     def _short(self, ready, needed) -> str:
         """Why the pool needs one more host now, or ''."""
         cfg = self.config
@@ -413,13 +451,13 @@ class _PoolPlan:
             return ''
         if needed > len(ready):
             return (f'demand forecast {_fmt(_percent(self.upper, ready))} in '
-                    f'{cfg.horizon:.0f} s, over the band top '
-                    f'{cfg.band_high:g}% of the {len(ready)} host(s) taking '
-                    f'load or waking')
+                    f'{self.seconds:.0f} s, over {self._top()} of the '
+                    f'{len(ready)} host(s) taking load or waking')
         if needed + cfg.reserve_hosts > len(ready):
-            return (f'the forecast needs {needed} host(s) under the band '
-                    f'top and the reserve {cfg.reserve_hosts} more; '
-                    f'{len(ready)} take load or wake')
+            return (f'the forecast in {self.seconds:.0f} s needs {needed} '
+                    f'host(s) under {self._top()} and the reserve '
+                    f'{cfg.reserve_hosts} more; {len(ready)} take load or '
+                    f'wake')
         return ''
 
     def _add(self, why, needed):
@@ -486,8 +524,9 @@ class _PoolPlan:
         rest = [h for h in self.taking if h is not host]
         least = cfg.min_hosts
         if self.upper is not None:
-            least = max(least, _needed(self.upper, self.pool.memory, rest,
-                                       cfg.target) + cfg.reserve_hosts)
+            least = max(least, _needed(
+                self.upper, self.pool.memory, rest, cfg.target,
+                self.snapshot.config.margin) + cfg.reserve_hosts)
         if len(rest) < least:
             return (f'{len(rest)} host(s) would be left, the pool needs '
                     f'{least} (minimum {cfg.min_hosts}, reserve '
@@ -497,12 +536,19 @@ class _PoolPlan:
 
     def _placement(self, host) -> str:
         """Place every instance of ``host`` in the pool, largest first,
-        each on the least loaded allowed host; '' when all fit under the
-        band's top, else why not."""
-        cfg, hosts = self.config, self.snapshot.hosts
-        # At their outlook, as the planner judges a destination.
-        cpu = {h.name: h.cpu_percent + working.lag(h)
-               for h in self.taking
+        each on the least loaded allowed host; '' when every host of the
+        pool stays under its threshold less the margin at the forecast
+        (and under its RAM threshold), else why not."""
+        hosts = self.snapshot.hosts
+        for other in self.taking:
+            if (other is not host and other.cpu_percent is not None
+                    and self._ahead(other) > self._ceiling(other)):
+                return (f'host {other.name} forecast at '
+                        f'{self._ahead(other):.1f}%, over its threshold '
+                        f'less the margin {self._ceiling(other):g}%')
+        # At the forecast, as the planner judges a destination at its
+        # outlook.
+        cpu = {h.name: self._ahead(h) for h in self.taking
                if h.cpu_percent is not None and h.schedulable}
         ram = {h.name: h.ram_percent for h in self.taking}
         planned = list(self.snapshot.planned)
@@ -514,11 +560,12 @@ class _PoolPlan:
                 dest = hosts.get(name)
                 if name == host.name or name not in cpu:
                     continue
-                load = cpu[name] + 100.0 * instance.cpu_cores / dest.vcpus
+                load = cpu[name] + (100.0 * instance.cpu_cores * self.growth
+                                    / dest.vcpus)
                 memory = ram[name]
                 if memory is not None:
                     memory += 100.0 * instance.memory_mb / dest.memory_mb
-                if load > cfg.band_high or (
+                if load > self._ceiling(dest) or (
                         memory is not None and memory > dest.ram_threshold):
                     continue
                 # By name, so the first of equally loaded hosts stays.
@@ -526,7 +573,8 @@ class _PoolPlan:
                     best = (load, name, memory)
             if best is None:
                 return (f'instance {instance.uuid} has no allowed '
-                        f'destination in the pool left under the band top')
+                        f'destination in the pool left under its threshold '
+                        f'less the margin at the forecast')
             load, name, memory = best
             cpu[name], ram[name] = load, memory
             planned.append(model.Move(

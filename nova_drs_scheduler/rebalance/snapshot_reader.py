@@ -114,17 +114,18 @@ class SnapshotReader:
         powered = bool(power_rows) or any(
             found.power_level != 'off' for found in settings.values())
         if config.level_gap > 0 or powered:
-            hosts = {name: live.host_snapshot(rows, statuses.get(name),
-                                              settings[name], config)
-                     for name, rows in cloud.hosts.items()}
+            # With their power states: a pool with a host held out levels.
+            hosts = standby.with_power(model.Snapshot(
+                {name: live.host_snapshot(rows, statuses.get(name),
+                                          settings[name], config)
+                 for name, rows in cloud.hosts.items()}, (), config),
+                power_rows or {}, draining)
         if config.level_gap > 0:
             # And those the planner may level from (doc/balancing.md).
-            over |= level.leveling_sources(hosts, config)
+            over |= level.leveling_sources(hosts.hosts, config)
         if powered:
             # And those power management may choose to empty for standby.
-            over |= self.power.needs_instances(standby.with_power(
-                model.Snapshot(hosts, (), config), power_rows or {},
-                draining))
+            over |= self.power.needs_instances(hosts)
         live.read_instances(
             context, cloud, None if all_instances else over,
             self._named_instances(cloud))

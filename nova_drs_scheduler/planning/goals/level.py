@@ -1,12 +1,13 @@
 """Level: after the violated hosts, in pools whose hosts' load jumps
-often, keep the hosts nearest their threshold level (``[drs] level_*``,
-policies that ``levels``).
+often or that power management packed, keep the hosts nearest their
+threshold level (``[drs] level_*``, policies that ``levels``).
 
 Where load jumps often (the pool's mean ``rise_rate``), a host is over
-its threshold before any reaction, so the hottest host within
-``level_band`` of its threshold sends the largest instance that leaves
-the coolest destination no hotter than itself; its destinations pass the
-same rails.
+its threshold before any reaction; where power management holds a host
+out, the pool runs packed and a woken host comes back empty.  So the
+hottest host within ``level_band`` of its threshold sends the largest
+instance that leaves the coolest destination no hotter than itself; its
+destinations pass the same rails.
 """
 
 import collections
@@ -39,6 +40,39 @@ def rise_rates(hosts: Mapping[str, model.HostSnapshot],
     return {pool: sum(found) / len(found) for pool, found in rates.items()}
 
 
+def leveling_pools(hosts: Mapping[str, model.HostSnapshot],
+                   config: model.PlannerConfig) -> dict:
+    """Per pool that levels, why: its load jumps often (its mean rise
+    rate), or power management packed it (:func:`packed`), which a
+    reaction to violations alone would spread again only once hosts are
+    over."""
+    rates = rise_rates(hosts, config)
+    power = packed(hosts, config)
+    why = {}
+    for pool, rate in rates.items():
+        if rate >= config.level_rise_rate:
+            why[pool] = (f'load jumps {rate:.1f} times an hour per host '
+                         f'(level_rise_rate {config.level_rise_rate:g})')
+        elif pool in power:
+            why[pool] = power[pool]
+    return why
+
+
+def packed(hosts: Mapping[str, model.HostSnapshot],
+           config: model.PlannerConfig) -> dict:
+    """Per pool that power management packed, why: it holds one of its
+    hosts out (in standby, entering it or waking), so the pool runs on
+    fewer hosts and a woken host comes back empty."""
+    found = {}
+    for name in sorted(hosts):
+        host = hosts[name]
+        if working.balanced(host) and host.power != model.ON:
+            found.setdefault(working.pool_key(host, config),
+                             f'power management holds host {name} out '
+                             f'({host.power})')
+    return found
+
+
 def leveling_sources(hosts: Mapping[str, model.HostSnapshot],
                      config: model.PlannerConfig) -> set:
     """The hosts this period may level from, at their measured load.
@@ -48,11 +82,10 @@ def leveling_sources(hosts: Mapping[str, model.HostSnapshot],
     """
     if config.level_gap <= 0 or not policies.get(config.policy).levels:
         return set()
-    rates = rise_rates(hosts, config)
+    pools = leveling_pools(hosts, config)
     return {name for name, host in hosts.items()
             if host.cpu_percent is not None and working.balanced(host)
-            and rates[working.pool_key(host, config)]
-            >= config.level_rise_rate
+            and working.pool_key(host, config) in pools
             and host.cpu_percent >= host.cpu_threshold - config.level_band}
 
 
@@ -61,16 +94,15 @@ def run(work: working.Working) -> None:
     cfg = work.config
     if not work.policy.levels or cfg.level_gap <= 0:
         return
-    rises = rise_rates(work.hosts, cfg)
-    done = {n for n, h in work.hosts.items()
-            if rises.get(work.pool(h), 0.0) < cfg.level_rise_rate}
+    why = leveling_pools(work.hosts, cfg)
+    done = {n for n, h in work.hosts.items() if work.pool(h) not in why}
     while (work.snapshot.inflight_total + len(work.moves)
            < cfg.max_concurrent_migrations):
         source = _level_source(work, done)
         if source is None:
             return
         done.add(source.name)
-        _level_from(work, source, rises)
+        _level_from(work, source, why)
 
 
 def _level_source(work, done):
@@ -92,7 +124,7 @@ def _level_source(work, done):
     return best and best[1]
 
 
-def _level_from(work, source, rises) -> None:
+def _level_from(work, source, why) -> None:
     """Plan the leveling move off ``source``, if it has one."""
     top = work.cpu[source.name]
     pool = work.pool(source)
@@ -132,9 +164,7 @@ def _level_from(work, source, rises) -> None:
             f'{estimate.relief:.2f} <= cost {estimate.cost:.2f} '
             f'core-minutes)')
         return
-    reason = (f'level: load jumps {rises[pool]:.1f} times an '
-              f'hour per host (level_rise_rate '
-              f'{work.config.level_rise_rate:g}); host {source.name} at '
+    reason = (f'level: {why[pool]}; host {source.name} at '
               f'{top:.1f}% is the hottest within '
               f'{work.config.level_band:g} points of its threshold, '
               f'{dest} the coolest destination at '

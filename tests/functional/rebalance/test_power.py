@@ -231,13 +231,14 @@ class QuietPoolTest(PowerTestBase):
 
 
 class WakeTest(PowerTestBase):
-    """Demand rising: the forecast wakes a host before the band's top."""
+    """Demand rising: the forecast wakes a host before its hosts reach
+    their threshold less the margin (75 %)."""
 
     HOSTS = ('host1', 'host2', 'host3')
     # No reserve: only the forecast (or the current value) can wake.
     DRS = dict(PowerTestBase.DRS, power_reserve_hosts=0)
 
-    def test_a_host_wakes_before_the_pool_crosses_the_band_top(self):
+    def test_a_host_wakes_before_the_pool_crosses_its_hosts_ceiling(self):
         large = self._flavor('large', vcpu=4)
         servers = self.boot_servers({'host1': 2, 'host2': 2}, cores=2.0,
                                     flavor=large)
@@ -258,9 +259,10 @@ class WakeTest(PowerTestBase):
         self.assertIsNotNone(woke, f'no wake; utilization {seen}')
         pool = self.pool(woke)
         self.assertEqual([('wake', 'host3')], self.actions(woke))
-        # Woken on the forecast, while the pool was still under the top.
-        self.assertLess(pool['utilization'], 81.0)
-        self.assertGreater(pool['forecast'], 81.0)
+        # Woken on the forecast, while the pool was still under its hosts'
+        # threshold less the margin.
+        self.assertLess(pool['utilization'], 75.0)
+        self.assertGreater(pool['forecast'], 75.0)
         self.assertIn('demand forecast', woke['power']['actions'][0]['reason'])
         self.assertEqual([('power_off', 'host3'), ('power_on', 'host3')],
                          self.driver.calls)
@@ -282,6 +284,51 @@ class WakeTest(PowerTestBase):
         self.assertEqual(['host1', 'host2', 'host3'],
                          sorted(self.pool(record)['on']))
         self.assertEqual(1, self.driver.calls.count(('power_on', 'host3')))
+        self.assertNothingLost()
+
+
+class OverAfterPlacementTest(PowerTestBase):
+    """A standby is refused when placing its host's servers would take a
+    host over its threshold less the margin, however low the pool."""
+
+    DRS = dict(PowerTestBase.DRS, power_reserve_hosts=0)
+
+    def test_no_standby_that_takes_a_host_over_its_threshold(self):
+        large = self._flavor('large', vcpu=4)
+        # host1 and host2 at 70 %, their servers opted out; host3 and
+        # host4 at 10 %, one member each of an anti-affinity group: each
+        # member can only go to host1 or host2.
+        pinned = self.boot_servers({'host1': 2, 'host2': 2}, cores=3.5,
+                                   flavor=large)
+        for uuid in pinned:
+            self.admin_api.post_server_metadata(uuid, {'drs_exclude': 'true'})
+        group = self.admin_api.post_server_groups(
+            {'name': 'spread', 'policy': 'anti-affinity'})
+        members = [self._boot_in_group(host, group['id'])
+                   for host in ('host3', 'host4')]
+        self.cores.update({uuid: 1.0 for uuid in members})
+
+        records = [self.period() for _ in range(4)]
+        self.assertEqual([], [a for r in records for a in self.actions(r)])
+        pool = self.pool(records[-1])
+        # 16 cores on 40: the pool's mean is far under the band, and the
+        # band's top (81) would take host1 or host2 to 80 %.
+        self.assertLess(pool['utilization'], 45.0)
+        self.assertGreaterEqual(pool['counter'], 2)
+        for host, member in zip(('host3', 'host4'), members, strict=True):
+            self.assertIn(
+                f'{host}: instance {member} has no allowed destination in '
+                f'the pool left under its threshold less the margin at the '
+                f'forecast', pool['reason'])
+        self.assertEqual([], self.driver.calls)
+
+        # A threshold of 86: 80 % is under it by the margin; host3's
+        # member goes to host1, the first of the two by name.
+        self.flags(group='drs', cpu_threshold=86.0)
+        records = self.until('host3', 'standby')
+        self.assertEqual([('standby', 'host3')], self.actions(records[0]))
+        self.assertEqual('host1', self._host_of(members[0]))
+        self.assertEqual([('power_off', 'host3')], self.driver.calls)
         self.assertNothingLost()
 
 

@@ -109,18 +109,42 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
         # What was measured feeds the instances' trends.
         self.assertEqual(1.5, self.period.reader.trends['i1'][0])
 
+    def host_snapshots(self):
+        """``live.host_snapshot`` mocked: each host at 50 %."""
+        names = {id(status): name for name, status
+                 in self.windows.update.return_value.items()}
+        return self.useFixture(fixtures.MockPatchObject(
+            live, 'host_snapshot', side_effect=lambda rows, status, *_:
+            model.HostSnapshot(names[id(status)], 10, 1024, 50.0,
+                               None))).mock
+
+    def test_leveling_sources_judged_with_the_power_states(self):
+        # A pool with a host in standby levels (doc/power.md): leveling
+        # sees the stored power states.
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0.5)
+        self.host_snapshots()
+        sources = self.useFixture(fixtures.MockPatchObject(
+            level, 'leveling_sources', return_value=set())).mock
+        self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False,
+            power_rows={'h2': {'state': model.STANDBY}})
+        self.assertEqual(
+            {'h1': model.ON, 'h2': model.STANDBY, 'h3': model.ON},
+            {name: host.power
+             for name, host in sources.call_args.args[0].items()})
+
     def test_instances_of_the_hosts_leveling_may_move_are_measured(self):
         # With leveling on (any gap above 0), the hosts the planner may
         # level from are read and measured too, from their host snapshots.
         self.planner_config = model.PlannerConfig(cpu_threshold=80,
                                                   level_gap=0.5)
-        host_snapshot = self.useFixture(fixtures.MockPatchObject(
-            live, 'host_snapshot', side_effect=lambda rows, status, *_:
-            status)).mock
+        host_snapshot = self.host_snapshots()
         sources = self.useFixture(fixtures.MockPatchObject(
             level, 'leveling_sources', return_value={'h3'})).mock
         self.snapshot()
-        self.assertEqual(self.windows.update.return_value,
+        self.assertEqual({name: model.HostSnapshot(name, 10, 1024, 50.0, None)
+                          for name in ('h1', 'h2', 'h3')},
                          sources.call_args.args[0])
         self.assertIs(self.planner_config, sources.call_args.args[1])
         self.assertEqual(3, host_snapshot.call_count)

@@ -131,6 +131,24 @@ class LevelingTest(testtools.TestCase):
         self.assertIn('cool the coolest destination at 40.0%',
                       result.moves[0].reason)
 
+    def test_a_pool_with_a_host_held_out_levels_without_rises(self):
+        # Power management packed the pool, or wakes a host into it
+        # empty: it levels even where load never jumps.
+        for state in (model.STANDBY, model.ENTERING, model.WAKING):
+            held = [*HOSTS, ('off', None, {'power': state,
+                                           'schedulable': False})]
+            result = plan(held, INSTANCES, rate=0.0)
+            self.assertEqual([('fits', 'hot', 'cool')],
+                             [(m.instance, m.source, m.destination)
+                              for m in result.moves], state)
+            self.assertIn(f'level: power management holds host off out '
+                          f'({state}); host hot at 78.0%',
+                          result.moves[0].reason)
+        # Every host on: no rises, no leveling; nor with no gap.
+        self.assertEqual((), plan(HOSTS, INSTANCES, rate=0.0).moves)
+        self.assertEqual((), plan(held, INSTANCES, rate=0.0,
+                                  level_gap=0).moves)
+
     def test_off_with_no_gap(self):
         self.assertEqual((), plan(HOSTS, INSTANCES, level_gap=0).moves)
 
@@ -272,6 +290,24 @@ class LevelingSourcesTest(testtools.TestCase):
         hosts = hosts_at(('a', 75.0, 3.0, {}), ('b', 40.0, 3.0, {}))
         self.assertEqual(set(), self.sources(hosts, level_gap=0))
         self.assertEqual(set(), self.sources(hosts, policy='seed'))
+
+    def test_a_pool_with_a_host_held_out_levels(self):
+        hosts = hosts_at(('a', 75.0, 0.0, {}), ('b', 40.0, 0.0, {}),
+                         ('s', None, 0.0, {'power': model.STANDBY}))
+        self.assertEqual({'a'}, self.sources(hosts))
+        self.assertEqual(
+            {None: 'power management holds host s out (standby)'},
+            level.leveling_pools(hosts, model.PlannerConfig()))
+        # An excluded host does not count; each aggregate pool apart.
+        hosts = hosts_at(('a', 75.0, 0.0, {}),
+                         ('x', None, 0.0, {'power': model.STANDBY,
+                                           'excluded': True}))
+        self.assertEqual(set(), self.sources(hosts))
+        hosts = hosts_at(('a', 75.0, 0.0, {'pool': 'p1'}),
+                         ('s', None, 0.0, {'pool': 'p2',
+                                           'power': model.STANDBY}))
+        self.assertEqual(set(), self.sources(hosts,
+                                             mode=h.fresh('aggregate')))
 
     def test_unsampled_and_excluded_hosts_neither_send_nor_count(self):
         hosts = hosts_at(('a', 75.0, 3.0, {}), ('stale', None, 0.0, {}),

@@ -23,9 +23,12 @@ CONFIG = power.PowerConfig(band_low=45.0, band_high=81.0, reserve_hosts=0,
                            forecast_deviations=1.0, period_seconds=300.0)
 
 
-def host(name, cpu, vcpus=10, level=AUTO, **kwargs):
+def host(name, cpu, vcpus=10, level=AUTO, cpu_threshold=86.0, **kwargs):
+    """A host whose threshold less the default margin (5) is the band's
+    top (81): the tests of the band read the band; those of the per-host
+    ceiling set their thresholds."""
     return h.host(name, cpu, vcpus=vcpus, memory_mb=10240,
-                  power_level=level, **kwargs)
+                  power_level=level, cpu_threshold=cpu_threshold, **kwargs)
 
 
 def snap(hosts, instances=(), **config):
@@ -271,18 +274,20 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual((), result.actions)
         self.assertEqual(2, result.pools[0].needed)
         self.assertIn('a: instance a1 has no allowed destination in the '
-                      'pool left under the band top', result.pools[0].reason)
+                      'pool left under its threshold less the margin at the '
+                      'forecast', result.pools[0].reason)
 
     def test_a_fraction_of_a_point_over_the_top_refuses(self):
         # a and c may take b's instance (their own level is off); a band
-        # whose middle lets two hosts hold the pool's 15.7 cores.
+        # whose middle lets two hosts hold the pool's 15.6-15.7 cores
+        # (a steady forecast of the demand now: no growth).
         config = dataclasses.replace(CONFIG, band_low=80.0)
         instances = [h.instance('b1', 'b', 0.55, memory_mb=1024)]
         for cpu, chosen in ((76.0, []), (75.4, ['b'])):
             hosts = [host('a', cpu, level='off'), host('b', 5.0),
                      host('c', cpu, level='off')]
-            result = plan(snap(hosts, instances), steady({None: 15.7}),
-                          config=config)
+            result = plan(snap(hosts, instances),
+                          steady({None: 0.2 * cpu + 0.5}), config=config)
             self.assertEqual(chosen, [a.host for a in result.actions], cpu)
         # Exactly at the top is under it; a tenth over is not.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=1024)]
@@ -508,8 +513,9 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual(81.0, power.PowerConfig().target + 18.0)
 
     def test_the_forecast_not_the_current_demand_sizes_the_pool(self):
-        # Now 4 cores; 17 forecast, more than two hosts hold at 81 %.
-        rising = forecast.Forecast(time=0.0, level=4.0, trend=13.0 / 900,
+        # Now 4 cores; 17 forecast on the ramp two horizons (1800 s) ahead,
+        # more than two hosts hold at 81 %.
+        rising = forecast.Forecast(time=0.0, level=4.0, trend=13.0 / 1800,
                                    variance=0.0, step=300.0, samples=9)
         result = plan(self.quiet(), {None: rising})
         self.assertEqual((), result.actions)
@@ -601,6 +607,97 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual(['B'], [a.pool for a in result.actions])
 
 
+class CeilingTest(testtools.TestCase):
+    """Every host stays under its threshold less the margin at the
+    forecast: a standby's placement and a wake judge each host."""
+
+    def three(self, cpu_b=9.0):
+        # Thresholds of 70: each host's ceiling is 65 %, under the band.
+        hosts = [host('a', 55.0, cpu_threshold=70.0),
+                 host('b', cpu_b, cpu_threshold=70.0),
+                 host('c', 55.0, cpu_threshold=70.0)]
+        instances = [h.instance('a1', 'a', 5.5, memory_mb=4096),
+                     h.instance('b1', 'b', 0.9, memory_mb=1024),
+                     h.instance('c1', 'c', 5.5, memory_mb=4096)]
+        return snap(hosts, instances)
+
+    def test_destinations_at_the_forecast_under_their_ceiling(self):
+        # b1 takes a or c to 64 %, under 65: b enters standby.
+        result = plan(self.three(), steady({None: 11.9}))
+        self.assertEqual(['b'], [a.host for a in result.actions])
+        # Demand forecast 5 % up: a would be at 57.75 + 9.45 = 67.2 %,
+        # under the band top (81) but over its ceiling.
+        result = plan(self.three(), steady({None: 11.9 * 1.05}))
+        self.assertEqual((), result.actions)
+        self.assertIn('b: instance b1 has no allowed destination in the pool '
+                      'left under its threshold less the margin at the '
+                      'forecast', result.pools[0].reason)
+
+    def test_a_host_left_over_its_ceiling_refuses_the_standby(self):
+        hosts = [host('a', 60.0, cpu_threshold=70.0),
+                 host('b', 10.0, cpu_threshold=70.0),
+                 host('c', 10.0, cpu_threshold=70.0)]
+        instances = [h.instance('a1', 'a', 6.0, memory_mb=8192),
+                     h.instance('b1', 'b', 1.0, memory_mb=1024),
+                     h.instance('c1', 'c', 1.0, memory_mb=2048)]
+        result = plan(snap(hosts, instances), steady({None: 8.0}))
+        self.assertEqual(['b'], [a.host for a in result.actions])
+        # 8 cores forecast at 9: a, which receives nothing, would be at
+        # 67.5 %; the pool's mean (30 %) is far under the band.
+        result = plan(snap(hosts, instances), steady({None: 9.0}))
+        self.assertEqual((), result.actions)
+        reason = result.pools[0].reason
+        self.assertIn('b: host a forecast at 67.5%, over its threshold less '
+                      'the margin 65%', reason)
+        self.assertIn('c: host a forecast at 67.5%', reason)
+        self.assertIn('a: instance a1 has no allowed destination', reason)
+
+    def test_the_margin_is_the_planners(self):
+        # A margin of 2: ceilings of 68, over a's 67.2 %.
+        relaxed = dataclasses.replace(self.three(), config=model.PlannerConfig(
+            margin=2.0))
+        self.assertEqual(['b'], [a.host for a in plan(
+            relaxed, steady({None: 11.9 * 1.05})).actions])
+
+    def test_a_wake_keeps_every_host_under_its_ceiling(self):
+        hosts = [host('a', 70.0, cpu_threshold=70.0),
+                 host('b', 70.0, cpu_threshold=70.0),
+                 host('s', None, power=model.STANDBY, schedulable=False)]
+        # 14 cores: under the band top of two hosts (16.2), over their
+        # ceilings (13).
+        result = plan(snap(hosts), steady({None: 14.0}), counters={})
+        self.assertEqual([('wake', 's')],
+                         [(a.kind, a.host) for a in result.actions])
+        self.assertIn('demand forecast 70.0% in 900 s, over the band top '
+                      '81% and their thresholds less the margin 5 of the 2 '
+                      'host(s) taking load or waking',
+                      result.actions[0].reason)
+        self.assertEqual(3, result.pools[0].needed)
+        # Their ceilings above the band's top: the band decides.
+        hosts[:2] = [host('a', 70.0), host('b', 70.0)]
+        result = plan(snap(hosts), steady({None: 14.0}), counters={})
+        self.assertEqual(((), 2), (result.actions, result.pools[0].needed))
+
+    def test_a_ramp_is_read_two_horizons_ahead(self):
+        hosts = [host('a', 70.0), host('b', 70.0),
+                 host('s', None, power=model.STANDBY, schedulable=False)]
+        # 14 cores rising 3 every 1800 s: 15.5 in 900 s, under the top of
+        # two hosts (16.2); 17 in 1800 s, over it.
+        rising = forecast.Forecast(time=0.0, level=14.0, trend=3.0 / 1800,
+                                   variance=0.0, step=300.0, samples=9)
+        self.assertEqual(2.0, power.RAMP_HORIZONS)
+        result = plan(snap(hosts), {None: rising}, counters={})
+        self.assertEqual(['s'], [a.host for a in result.actions])
+        self.assertIn('demand forecast 85.0% in 1800 s',
+                      result.actions[0].reason)
+        self.assertAlmostEqual(85.0, result.actions[0].forecast)
+        # Falling: one horizon, and never less than now.
+        falling = dataclasses.replace(rising, trend=-3.0 / 1800)
+        result = plan(snap(hosts), {None: falling}, counters={})
+        self.assertEqual(((), 70.0), (result.actions,
+                                      result.pools[0].forecast))
+
+
 class WakeTest(testtools.TestCase):
 
     def pool(self, cpu=50.0, extra=()):
@@ -625,7 +722,9 @@ class WakeTest(testtools.TestCase):
         self.assertEqual((power.WAKE, 's2', 0.0),
                          (action.kind, action.host, action.gb))
         self.assertIn('demand forecast', action.reason)
-        self.assertIn('in 900 s, over the band top 81%', action.reason)
+        self.assertIn('in 1800 s, over the band top 81% and their '
+                      'thresholds less the margin 5 of the 2 host(s)',
+                      action.reason)
         self.assertGreater(action.forecast, 81.0)
         self.assertEqual(('s1', 's2', 's3'), result.pools[0].standby)
         self.assertEqual(('a', 'b'), result.pools[0].on)
@@ -674,7 +773,8 @@ class WakeTest(testtools.TestCase):
         result = plan(self.pool(cpu=70.0), steady({None: 14.0}),
                       config=config)
         self.assertEqual(['s2'], [a.host for a in result.actions])
-        self.assertIn('the forecast needs 2 host(s) under the band top and '
+        self.assertIn('the forecast in 900 s needs 2 host(s) under the band '
+                      'top 81% and their thresholds less the margin 5 and '
                       'the reserve 1 more; 2 take load or wake',
                       result.actions[0].reason)
 
@@ -709,7 +809,8 @@ class WakeTest(testtools.TestCase):
         config = dataclasses.replace(CONFIG, reserve_hosts=1)
         result = plan(snap(hosts), steady({None: 3.0}), config=config)
         self.assertEqual(['s'], [a.host for a in result.actions])
-        self.assertIn('the forecast needs 1 host(s) under the band top and '
+        self.assertIn('the forecast in 900 s needs 1 host(s) under the band '
+                      'top 81% and their thresholds less the margin 5 and '
                       'the reserve 1 more; 1 take load or wake',
                       result.actions[0].reason)
         result = plan(snap(hosts), steady({None: 3.0}))
