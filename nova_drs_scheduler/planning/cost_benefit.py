@@ -33,10 +33,13 @@ def estimate(work: working.Working, source: model.HostSnapshot,
 
 
 def _load(work, host) -> benefit.Load:
-    """A host's load at the working projection: the moves planned so
-    far shift its expected level as they shift its current one."""
+    """A host's load at the working projection, its measured contention
+    added (the demand its CPU, capped at 100 %, cannot show; it passes
+    as a burst does): the moves planned so far shift its expected level
+    as they shift its current one."""
     current = work.cpu[host.name]
     shift = current - (host.cpu_percent or 0.0)
+    current += host.cpu_contention or 0.0
     return benefit.Load(
         current, _known(host.cpu_expected, host.cpu_percent) + shift,
         host.cpu_deviation or 0.0)

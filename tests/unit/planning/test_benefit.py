@@ -258,10 +258,10 @@ class ExactFiguresTest(testtools.TestCase):
             benefit.Load(90.0, 90.0, 5.0), 32, 80.0,
             benefit.Load(70.0, 70.0, 4.0), 32, 80.0,
             benefit.Load(3.2, 3.2, 0.96), 1280, self.config())
-        relief = (benefit.excess(90.0, 5.0, 80.0)
-                  - benefit.excess(80.0, 4.0, 80.0)) / 3.125 * 60
-        risk = (benefit.excess(80.0, 5.0, 80.0)
-                - benefit.excess(70.0, 4.0, 80.0)) / 3.125 * 60
+        relief = (benefit.harm(90.0, 5.0, 80.0)
+                  - benefit.harm(80.0, 4.0, 80.0)) / 3.125 * 60
+        risk = (benefit.harm(80.0, 5.0, 80.0)
+                - benefit.harm(70.0, 4.0, 80.0)) / 3.125 * 60
         self.assertAlmostEqual(relief, found.relief)
         self.assertAlmostEqual(risk, found.risk)
         self.assertAlmostEqual(3.2 / 60.0, found.migration)
