@@ -670,3 +670,73 @@ class SeedPolicyTest(base.RebalanceTestBase):
         self.assertEqual(
             [[], [(light, 'host3')], [], [(medium, 'host3')]], moves)
         self.assertEqual('host1', self._host_of(heavy))
+
+
+class StarvedFirstTest(base.RebalanceTestBase):
+    """A host whose demand goes unserved is relieved first, and may send
+    inside the margin: a tenant waiting for a CPU is what DRS fixes
+    first.  One move per period, no cooldown."""
+
+    DRS = {'cpu_threshold': 80.0, 'margin': 5.0, 'instance_cooldown': 0,
+           'max_migrations_per_period': 1}
+    HOSTS = ('host1', 'host2', 'host3', 'host4')
+
+    def test_contention_is_relieved_before_a_hotter_looking_host(self):
+        # host1 looks hotter (95 %) and serves its demand; host2 shows
+        # 88 %, with 0.5 cores (5 points) of its demand waiting.
+        hot, waiting = self._boot('host1'), self._boot('host2')
+        loads = {hot: 1.0, waiting: 1.0}
+        hosts = {'host1': 95, 'host2': 88, 'host3': 20, 'host4': 20}
+        self._write_metrics(hosts, loads, waiting={'host2': 0.5})
+        self.run_period(settle=False)
+        self._write_metrics(hosts, loads, waiting={'host2': 0.5})
+        record = self._settle(self.run_period(settle=False))
+        [move] = record['moves']
+        self.assertEqual((waiting, 'host2', 'completed'),
+                         (move['instance'], move['source'],
+                          move['outcome']['status']))
+        self.assertTrue(self._verdict(record, 'host2')['starved'])
+        self.assertFalse(self._verdict(record, 'host1')['starved'])
+        self.assertIn('limit:per-period', ' '.join(record['notes']))
+        self.assertEqual('host1', self._host_of(hot))
+
+    def _boot_apart(self):
+        """A server on host1 whose anti-affinity peers are on host3 and
+        host4: host2 is its only destination."""
+        group = self.admin_api.post_server_groups(
+            {'name': 'apart', 'policy': 'anti-affinity'})['id']
+        server = self._boot_in_group('host1', group)
+        for host in ('host3', 'host4'):
+            self._boot_in_group(host, group)
+        return server
+
+    def test_a_host_at_100_sends_inside_the_margin(self):
+        # The pool averages 58 %: it keeps its whole margin.  host2 is
+        # refused by the margin (78 % after the move, past 75 %) and the
+        # others hold the instance's anti-affinity peers; host1 at 100 %
+        # sends there all the same.
+        server = self._boot_apart()
+        loads = {server: 0.6}
+        hosts = {'host1': 100, 'host2': 72, 'host3': 30, 'host4': 30}
+        self._period(hosts, loads)
+        record = self._settle(self._period(hosts, loads))
+        [move] = record['moves']
+        self.assertEqual(('host2', 'completed'),
+                         (move['destination'], move['outcome']['status']))
+        self.assertEqual((True, 0.0), (move['expected']['inside_margin'],
+                                       move['expected']['graded_margin']))
+        self.assertIn('host host1 is starved (part of its demand goes '
+                      'unserved), so a destination only stays under its '
+                      'threshold: host2 ends at cpu 78.0%, under 80.0%',
+                      move['reason'])
+        self.assertEqual('host2', self._host_of(server))
+        self.assertEqual(['host2'], self._allocated_hosts(server))
+
+    def test_a_host_merely_over_keeps_the_margin(self):
+        server = self._boot_apart()
+        loads = {server: 0.6}
+        hosts = {'host1': 95, 'host2': 72, 'host3': 30, 'host4': 30}
+        self._period(hosts, loads)
+        record = self._period(hosts, loads)
+        self.assertEqual([], record['moves'])
+        self.assertEqual('host1', self._host_of(server))
