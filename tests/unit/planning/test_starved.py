@@ -103,13 +103,14 @@ class HarmTest(testtools.TestCase):
             benefit.harm(110.0, 0.0, 80.0))
         self.assertEqual(0.0, benefit.harm(70.0, 0.0, 80.0))
 
-    def test_a_swing_over_100_counts_in_part(self):
-        spread = benefit.harm(95.0, 5.0, 80.0)
+    def test_only_the_level_over_100_weighs_more(self):
+        # A swing past 100 % counts as points over the threshold only.
+        self.assertEqual(benefit.excess(95.0, 5.0, 80.0),
+                         benefit.harm(95.0, 5.0, 80.0))
         self.assertAlmostEqual(
-            benefit.excess(95.0, 5.0, 80.0)
-            + benefit.UNSERVED_WEIGHT * benefit.excess(95.0, 5.0, 100.0),
-            spread)
-        self.assertGreater(spread, benefit.excess(95.0, 5.0, 80.0))
+            benefit.excess(104.0, 5.0, 80.0)
+            + 4.0 * benefit.UNSERVED_WEIGHT,
+            benefit.harm(104.0, 5.0, 80.0))
 
     def test_relieving_a_starved_host_buys_more(self):
         config = model.PlannerConfig()
