@@ -102,8 +102,8 @@ class DRSSchedulerManager(manager.SchedulerManager):
                 # wakes one at its next period (power management).
                 exc = wrapped.exc_info[1]
                 if isinstance(exc, exception.NoValidHost):
-                    self.rebalancer.request_wake(f'a request found no '
-                                                 f'valid host: {exc}')
+                    self.rebalancer.power.request_wake(
+                        f'a request found no valid host: {exc}')
                 raise
 
     @property
@@ -128,7 +128,7 @@ class DRSSchedulerManager(manager.SchedulerManager):
     def run_rebalance(self, context) -> dict:
         """Run one rebalance period now; returns its decision record."""
         # The service may have swapped in another host manager since.
-        self.rebalancer.host_manager = self.host_manager
+        self.rebalancer.reader.host_manager = self.host_manager
         if self.rebalancer.leader is None:
             self.rebalancer.leader = make_leader(
                 self.host, self.servicegroup_api, CONF)
@@ -177,7 +177,7 @@ class DRSSchedulerManager(manager.SchedulerManager):
         # SIGHUP: re-read the [drs] options; the windows and counters
         # continue from the DRS database.
         super().reset()
-        self.rebalancer.reload()
+        self.rebalancer.reader.reload()
 
 
 def _start_refresher(host_manager) -> None:

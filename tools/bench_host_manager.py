@@ -205,7 +205,7 @@ def run_percentiles(args, workdir, ctxt, nodes, pushed, placement,
         CONF.set_override('metrics_source', 'static', group='drs')
         CONF.set_override('static_metrics_file', metrics, group='drs')
         # The manager loaded its metric source before the overrides.
-        ours.rebalancer.reload()
+        ours.rebalancer.reader.reload()
         ours.rebalancer.leader = AlwaysLeader()
         ours.host_manager.start_refresher()
         return {'period': measure_period(ctxt, ours, placement, writer,

@@ -79,8 +79,8 @@ from oslo_serialization import jsonutils  # noqa: E402
 from oslo_utils import timeutils  # noqa: E402
 
 from nova_drs_scheduler import conf as drs_conf  # noqa: E402
-from nova_drs_scheduler import host_manager  # noqa: E402
 from nova_drs_scheduler.db import migration as drs_migration  # noqa
+from nova_drs_scheduler.host_manager import cache  # noqa: E402
 from nova_drs_scheduler.manager import DRSSchedulerManager  # noqa: E402
 from nova_drs_scheduler.planning import planner  # noqa: E402
 from nova_drs_scheduler.rebalance import candidates  # noqa: E402
@@ -103,8 +103,7 @@ TOTALS = ('other', 'period', 'placement', 'host cache refresh',
 #: does in a deployment.
 INSIDE_PLAN = {'placement': [(report.SchedulerReportClient,
                               'get_allocation_candidates')],
-               'host cache refresh': [(host_manager.CachingHostManager,
-                                       '_refresh')]}
+               'host cache refresh': [(cache.RowCache, 'refresh')]}
 TARGETS = PERIOD_PHASES
 
 
@@ -237,7 +236,7 @@ def run_size(args, workdir, size):
                 report_cpu(cell_url, names, hot)
                 # Untimed: the service's refresher thread reads the rows
                 # changed between two periods (and freezes what is alive).
-                manager.host_manager.refresh_due()
+                manager.host_manager.rows.refresh_due()
                 clock.clear()
                 placement_clock.clear()
                 if not args.no_collect:

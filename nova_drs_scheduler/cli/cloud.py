@@ -26,7 +26,8 @@ def maintenance_plan(conf, hosts: list[str]) -> drain_plan.Assessment:
     """``hosts`` drained, each alone and as many as can at once
     (:func:`.drain_plan.assess`); an unknown host is a usage error."""
     with _rebalancer(conf) as (live, context):
-        snapshot, candidates = live.maintenance_snapshot(context, hosts)
+        snapshot, candidates = live.reader.maintenance_snapshot(
+            context, hosts)
         unknown = [name for name in hosts if name not in snapshot.hosts]
         if unknown:
             raise errors.CLIError(

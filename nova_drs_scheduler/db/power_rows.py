@@ -9,10 +9,8 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 
+from nova_drs_scheduler.db import states
 from nova_drs_scheduler.db import tables
-
-#: Recommendation states a power recommendation shares with migrations.
-_PENDING, _OPEN = 'pending', ('pending', 'approved', 'started')
 
 
 def _row(row) -> dict:
@@ -108,13 +106,13 @@ class PowerRows:
         with self._write() as conn:
             found = conn.execute(sa.select(rows.c.id, rows.c.state).where(
                 rows.c.action == action, rows.c.source == host,
-                rows.c.state.in_(_OPEN))).first()
+                rows.c.state.in_(states.OPEN))).first()
             if found is None:
                 return conn.execute(rows.insert().values(
                     instance='', source=host, destination='', action=action,
-                    reason=reason, state=_PENDING, record_id=record_id,
+                    reason=reason, state=states.PENDING, record_id=record_id,
                     created_at=now, updated_at=now)).inserted_primary_key[0]
-            if found.state == _PENDING:
+            if found.state == states.PENDING:
                 conn.execute(rows.update().where(rows.c.id == found.id)
                              .values(reason=reason, record_id=record_id,
                                      updated_at=now))

@@ -5,6 +5,8 @@ a unit test compares them.  JSON payloads are text: they are read whole
 and never queried inside.
 """
 
+import json
+
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
@@ -12,6 +14,12 @@ metadata = sa.MetaData()
 
 #: Large enough for a decision record of a few thousand hosts on MySQL.
 JSON_TEXT = sa.Text().with_variant(mysql.MEDIUMTEXT(), 'mysql')
+
+
+def dumps(value) -> str:
+    """A JSON payload as stored: keys sorted, anything else as text."""
+    return json.dumps(value, sort_keys=True, default=str)
+
 
 #: Per-host window and counter, replaced by the leader every period, with
 #: the host's latest verdict.

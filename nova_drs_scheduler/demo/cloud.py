@@ -112,7 +112,7 @@ class DemoCloud(integrated_helpers.ProviderUsageBaseTestCase):
                        for m in migrations):
                     started.discard(uuid)
             time.sleep(0.05)
-        rebalancer.collect_outcomes()
+        rebalancer.outcomes.collect()
         stored = rebalancer.store.get(record['id'])
         # The stored record keeps only the hosts over their threshold.
         return dict(record, moves=stored['moves']) if stored else record

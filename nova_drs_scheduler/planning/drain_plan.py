@@ -19,7 +19,7 @@ host joins only if all the set's instances still place with every
 receiving host under its thresholds and none blocks.
 
 Pure: no Nova, no database, no options; the live side builds the snapshot
-(``Rebalancer.maintenance_snapshot``).
+(``SnapshotReader.maintenance_snapshot``).
 """
 
 import collections

@@ -5,10 +5,18 @@ Entering disables the host's ``nova-compute`` service
 (:mod:`.compute_service`) and stores the request, so that whichever
 scheduler leads drains the host (``planner``).  Leaving re-enables the
 service only if nova-drs disabled it and nobody has changed its reason
-since.
+since.  While it drains, the leader stores where each drain stands
+(:func:`report_drains`).
 """
 
+from oslo_log import log as logging
+
+from nova_drs_scheduler.planning import drain
+from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import compute_service
+from nova_drs_scheduler.rebalance import live
+
+LOG = logging.getLogger(__name__)
 
 #: What the disabled reason says (``nova-drs: maintenance``): how ``exit``
 #: (and an ``enter`` run again after a failure) knows the disable is its
@@ -48,3 +56,29 @@ def exit(store, host: str) -> dict:
     row = store.exit_maintenance(host)
     return dict(row, enabled=enabled,
                 service_disabled=bool(service and service.disabled))
+
+
+def report_drains(store, telemetry, rec: dict, plan: model.Plan,
+                  cloud: live.Cloud, maintenance: dict) -> None:
+    """Store where each drain of a host in ``maintenance`` stands, for
+    ``maintenance status`` and any later leader; log each change of
+    state."""
+    names = {uuid: instance.display_name or ''
+             for uuid, instance in cloud.instances.items()}
+    for found in plan.drains:
+        if found.host not in maintenance:
+            continue  # Entering standby: ``standby`` follows it.
+        now = drain.state(found)
+        store.report_maintenance(
+            found.host, now, drain.progress(found, names, rec['id']))
+        if now == maintenance[found.host]['state']:
+            continue
+        if now == drain.BLOCKED:
+            LOG.warning('DRS maintenance: drain of %s is blocked: %s',
+                        found.host, '; '.join(
+                            f'{r.subject}: {r.detail or r.rule}'
+                            for r in found.blockers))
+        else:
+            LOG.info('DRS maintenance: host %s is %s (%d instance(s) '
+                     'left)', found.host, now, found.instances)
+    telemetry.maintenance(store.maintenance())

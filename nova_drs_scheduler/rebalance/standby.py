@@ -21,6 +21,7 @@ import datetime
 import time
 from collections.abc import Mapping
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
@@ -150,6 +151,20 @@ class PowerPeriod:
             found = dataclasses.replace(found,
                                         boot_seconds=self.boot_seconds)
         return found
+
+    def request_wake(self, reason: str) -> None:
+        """A request found no valid host: when a host is in standby, ask
+        the leader to wake one.  Never raises: the request's own error is
+        what its caller must see."""
+        try:
+            if any(row['state'] == model.STANDBY
+                   for row in self.store.power_hosts().values()):
+                self.store.request_wake(None, reason)
+                LOG.info('DRS power: a host in standby is to wake: %s',
+                         reason)
+        except db_exc.DBError as exc:
+            LOG.warning('DRS power: no wake requested, the DRS database '
+                        'is not usable: %s', exc)
 
     def needs_instances(self, snapshot: model.Snapshot) -> set:
         """Hosts whose instances the period must read for :func:`plan`:

@@ -166,7 +166,7 @@ class DRSSchedulerMixin:
         for move in records.moves_with_status(record, 'started'):
             self.wait_for_migration_end(
                 move['instance'], move.get('migration', 'live'))
-        self.rebalancer.collect_outcomes()
+        self.rebalancer.outcomes.collect()
         # The stored record keeps only the hosts over their threshold;
         # the moves' outcomes are the stored ones.
         stored = self.rebalancer.store.get(record['id'])
@@ -187,7 +187,7 @@ class DRSSchedulerMixin:
             if migrations and migrations[0].status == executor.FINISHED:
                 # A cold migration waits for the leader to confirm it, at
                 # its next poll: this is that poll.
-                self.rebalancer.collect_outcomes()
+                self.rebalancer.outcomes.collect()
                 continue
             if migrations and migrations[0].status in _ENDED and not (
                     self._get_allocations_by_server_uuid(

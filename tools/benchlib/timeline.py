@@ -10,15 +10,14 @@ import threading
 import time
 import unittest.mock
 
-from nova_drs_scheduler import host_manager as host_manager_mod
+from nova_drs_scheduler.host_manager import cache
 from nova_drs_scheduler.host_manager import freezing
 
 #: What :class:`Timeline` times outside the main thread besides what it
 #: is given: a refresh of the host cache (the background refresher's, or
 #: one a period's candidates call pays), and the freezing after a pass.
-BACKGROUND_CALLS = {'cache refresh': [
-                  (host_manager_mod.CachingHostManager, '_refresh')],
-              'freeze': [(freezing.Freezer, 'freeze')]}
+BACKGROUND_CALLS = {'cache refresh': [(cache.RowCache, 'refresh')],
+                    'freeze': [(freezing.Freezer, 'freeze')]}
 
 
 class Timeline:

@@ -141,20 +141,21 @@ WEIGHED = ('MEMORY_MB', 'VCPU')
 
 def free_weights(found: model.Candidates, took) -> dict:
     """Each allowed host's weight as Nova's RAM and CPU weighers give it:
-    placement's free MB and vCPUs once the instance and the moves planned
-    before it are counted, each normalised over the hosts (the least 0,
-    the most 1), then added.  Empty when placement did not say."""
+    placement's free MB and vCPUs once the moves planned before are
+    counted, each normalised over the hosts (the least 0, the most 1),
+    then added.  (The instance's own request, the same on every host,
+    changes no weight.)  Empty when placement did not say."""
     free = {}
     for name in found.allowed:
         room = found.room.get(name) or {}
         if any(rc not in room for rc in WEIGHED):
             return {}
-        free[name] = [room[rc] - took.get(name, {}).get(rc, 0)
-                      - found.request.get(rc, 0) for rc in WEIGHED]
+        taken = took.get(name, {})
+        free[name] = [room[rc] - taken.get(rc, 0) for rc in WEIGHED]
     weights = dict.fromkeys(free, 0.0)
-    for column in range(len(WEIGHED)):
+    for column in range(len(WEIGHED)) if free else ():
         values = [v[column] for v in free.values()]
-        low, high = min(values, default=0), max(values, default=0)
+        low, high = min(values), max(values)
         if high > low:
             for name, v in free.items():
                 weights[name] += (v[column] - low) / (high - low)

@@ -33,7 +33,7 @@ class SwappedAfterStartTest(base.DRSFunctionalTestBase):
         super().setUp()
 
     def running(self):
-        return [hm for hm in self.started if hm._refresher is not None]
+        return [hm for hm in self.started if hm.rows.refresher is not None]
 
     def test_refresher_follows_the_host_manager(self):
         drs = self.scheduler_service.manager
@@ -50,5 +50,5 @@ class SwappedAfterStartTest(base.DRSFunctionalTestBase):
         stray.start_refresher()
         self.assertRaises(AssertionError, self._check_no_refresher_left)
         # Stopped by the check, so that no later test pays for it.
-        self.assertIsNone(stray._refresher)
+        self.assertIsNone(stray.rows.refresher)
         self.assertEqual([], caching.running_refreshers())

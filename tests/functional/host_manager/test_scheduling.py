@@ -52,7 +52,7 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
             self._start_compute(host)
         self.host_manager = self.scheduler_service.manager.host_manager
         self.now = 0.0
-        self.host_manager.clock = lambda: self.now
+        self.host_manager.rows.clock = lambda: self.now
         # MediumFakeDriver hosts: 10 vCPUs, 8 GB RAM, 1 TB disk.
         self.flavor_id = self._create_flavor(
             name='small', vcpu=2, memory_mb=1024, disk=1, ephemeral=0)
@@ -236,7 +236,7 @@ class CachingHostManagerTest(base.DRSFunctionalTestBase):
         self.set_status('host1', 'disabled', 'maintenance')
         self.boot()  # loads the cache, host1 disabled
         [cached] = [snap.services['host1'].service
-                    for snap in self.host_manager._snapshots.values()
+                    for snap in self.host_manager.rows.snapshots.values()
                     if 'host1' in snap.services]
         self.assertTrue(cached.disabled)
         self.set_status('host1', 'enabled')
@@ -313,7 +313,7 @@ class StaleCacheBurstTest(_BurstTest, base.DRSFunctionalTestBase):
 
     def setUp(self):
         super().setUp()
-        self.scheduler_service.manager.host_manager.clock = lambda: 0.0
+        self.scheduler_service.manager.host_manager.rows.clock = lambda: 0.0
 
 
 class FreshCacheBurstTest(StaleCacheBurstTest):
@@ -345,13 +345,13 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
             self._start_compute(host)
         self.host_manager = self.scheduler_service.manager.host_manager
         self.refreshes = []
-        refresh = self.host_manager._refresh
+        refresh = self.host_manager.rows.refresh
 
         def record(context, cells, max_age, *args):
             self.refreshes.append(max_age)
             return refresh(context, cells, max_age, *args)
 
-        self.host_manager._refresh = record
+        self.host_manager.rows.refresh = record
         self.flavor_id = self._create_flavor(
             name='small', vcpu=1, memory_mb=512, disk=1, ephemeral=0)
 
@@ -359,7 +359,7 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
         """Wait, sending no request, until the cached rows pass ``check``."""
         deadline = time.monotonic() + timeout
         while not check({host: entry
-                         for snap in self.host_manager._snapshots.values()
+                         for snap in self.host_manager.rows.snapshots.values()
                          for host, entry in snap.services.items()}):
             self.assertLess(time.monotonic(), deadline, 'not refreshed')
             time.sleep(0.1)
@@ -369,7 +369,7 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
         left out while incomplete, and a request that finds its provider
         then reads it itself (once)."""
         return {entry.compute.host
-                for snap in self.host_manager._snapshots.values()
+                for snap in self.host_manager.rows.snapshots.values()
                 for entry in snap.nodes.values()}
 
     def wait_for_hosts(self, hosts):
@@ -418,10 +418,10 @@ class BackgroundRefreshTest(base.DRSFunctionalTestBase):
         self.assert_no_request_refreshed()
 
     def test_refresher_stops_with_the_service(self):
-        refresher = self.host_manager._refresher
+        refresher = self.host_manager.rows.refresher
         self.assertIsNotNone(refresher)
         self.scheduler_service.stop()
-        self.assertIsNone(self.host_manager._refresher)
+        self.assertIsNone(self.host_manager.rows.refresher)
         self.assertTrue(refresher.wait())
 
 

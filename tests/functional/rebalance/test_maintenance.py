@@ -200,8 +200,8 @@ class LeaderTest(MaintenanceTestBase):
         # database.
         manager = self.scheduler_service.manager
         manager.rebalancer = type(manager.rebalancer)(
-            manager.host_manager, manager.rebalancer.placement_client,
-            manager.rebalancer.servicegroup_api,
+            manager.host_manager, manager.rebalancer.reader.placement_client,
+            manager.rebalancer.reader.servicegroup_api,
             leader=manager.rebalancer.leader)
         rest = self.drain(LOADS)
         again = [m['instance'] for rec in rest for m in rec['moves']]

@@ -47,7 +47,7 @@ class SustainedOverloadTest(base.RebalanceTestBase):
         # Diagnostics were read over RPC, but the fake driver's counters
         # are constant: vCPU shares of the measured 90% (4.5 cores each)
         # are used instead, so host2 would end at 85%.
-        source = self.scheduler_service.manager.rebalancer.source
+        source = self.scheduler_service.manager.rebalancer.reader.source
         self.assertEqual(sorted(servers), sorted(source._cpu_time))
         self.assertEqual('host3', move['destination'])
         self.assertEqual('completed', move['outcome']['status'])

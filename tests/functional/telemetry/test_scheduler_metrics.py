@@ -37,7 +37,7 @@ class SchedulerMetricsTest(base.RebalanceTestBase):
         self.wait_for_value('nova_drs_host_counter{host="host1"}', 1)
         self.wait_for_value('nova_drs_host_violated{host="host1"}', 0)
         self._settle(self._period(HOT, loads))
-        self.scheduler_service.manager.rebalancer.collect_outcomes()
+        self.scheduler_service.manager.rebalancer.outcomes.collect()
         self.wait_for_value('nova_drs_host_violated{host="host1"}', 1)
         self.wait_for_value('nova_drs_host_cpu_percent{host="host1"}', 90)
         self.wait_for_value('nova_drs_host_cpu_percent{host="host3"}', 10)

@@ -78,7 +78,7 @@ class HostCacheTestCase(test.TestCase):
     def make_manager(self):
         manager = CachingHostManager()
         # A new float at each call, as time.monotonic() returns.
-        manager.clock = lambda: self.now + 0.0
+        manager.rows.clock = lambda: self.now + 0.0
         # Unfreezes what refresher passes froze.
         self.addCleanup(manager.stop_refresher)
         return manager

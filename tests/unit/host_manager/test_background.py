@@ -11,6 +11,7 @@ from oslo_utils import timeutils
 from nova_drs_scheduler import conf as drs_conf
 from nova_drs_scheduler import pacing
 from nova_drs_scheduler.conf import host_cache
+from nova_drs_scheduler.host_manager import cache
 from nova_drs_scheduler.host_manager import manager as manager_mod
 from nova_drs_scheduler.host_manager import snapshot
 from tests.unit.host_manager import base
@@ -28,17 +29,17 @@ class RefreshDueTest(base.HostCacheTestCase):
         self.flags(background_refresh_interval=INTERVAL,
                    group='drs_host_cache')
         self.add_compute('host1')
-        self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
 
     def test_refreshes_cells_once_their_rows_are_interval_old(self):
         self.add_compute('host2')
         self.advance(INTERVAL - 0.5)
         with self.count_sql() as sql:
-            self.assertAlmostEqual(0.5, self.manager.refresh_due())
+            self.assertAlmostEqual(0.5, self.manager.rows.refresh_due())
         self.assertEqual([], sql.queries)
         self.advance(0.5)
         with self.count_sql() as sql:
-            self.assertEqual(INTERVAL, self.manager.refresh_due())
+            self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
         self.assertEqual(3, len(sql.queries))
         # The request that follows finds host2 without reading rows.
         with self.count_sql() as sql:
@@ -64,13 +65,13 @@ class RefreshDueTest(base.HostCacheTestCase):
         self.assertEqual(3, len(sql.row_reads))
         # The refresher finds nothing left to do.
         with self.count_sql() as sql:
-            self.assertEqual(INTERVAL, self.manager.refresh_due())
+            self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
         self.assertEqual([], sql.queries)
 
     def test_first_pass_loads_every_enabled_cell(self):
         self.manager.invalidate()
         with self.count_sql() as sql:
-            self.assertEqual(INTERVAL, self.manager.refresh_due())
+            self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
         # Three queries per cell: cell0 and cell1.
         self.assertEqual(3 * len(self.manager.enabled_cells),
                          len(sql.queries))
@@ -80,20 +81,20 @@ class RefreshDueTest(base.HostCacheTestCase):
 
     def test_failure_is_logged_and_retried_after_an_interval(self):
         self.advance(INTERVAL)
-        with mock.patch.object(self.manager, '_refresh',
+        with mock.patch.object(self.manager.rows, 'refresh',
                                side_effect=RuntimeError('db gone')):
-            self.assertEqual(INTERVAL, self.manager.refresh_due())
+            self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
         self.assertIn('Background refresh of the cached computes failed',
                       self.stdlog.logger.output)
         self.add_compute('host2')
-        self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
         self.assertEqual({'host1', 'host2'}, set(self.states()))
 
     def test_failed_cell_does_not_make_it_spin(self):
         self.manager.invalidate()
         with base_load_failure(self.manager):
-            wait = self.manager.refresh_due()
-        self.assertGreaterEqual(wait, manager_mod.MIN_REFRESH_WAIT)
+            wait = self.manager.rows.refresh_due()
+        self.assertGreaterEqual(wait, cache.MIN_REFRESH_WAIT)
 
 
 class PacingTest(base.HostCacheTestCase):
@@ -105,12 +106,12 @@ class PacingTest(base.HostCacheTestCase):
         self.flags(background_refresh_interval=INTERVAL,
                    group='drs_host_cache')
         self.add_compute('host1')
-        self.manager.refresh_due()
+        self.manager.rows.refresh_due()
         self.advance(INTERVAL)
 
     def pass_taking(self, seconds):
         """One refresher pass whose refresh takes ``seconds``."""
-        refresh = self.manager._refresh
+        refresh = self.manager.rows.refresh
 
         def slow(*args):
             try:
@@ -118,8 +119,8 @@ class PacingTest(base.HostCacheTestCase):
             finally:
                 self.now += seconds
 
-        with mock.patch.object(self.manager, '_refresh', slow):
-            return self.manager.refresh_due()
+        with mock.patch.object(self.manager.rows, 'refresh', slow):
+            return self.manager.rows.refresh_due()
 
     def test_wait_after_a_long_pass_is_a_multiple_of_it(self):
         # Default share 0.5: as long as the pass, not at once again.
@@ -164,7 +165,7 @@ class PacingTest(base.HostCacheTestCase):
 
 
 def base_load_failure(manager):
-    return mock.patch.object(manager, '_load_cell',
+    return mock.patch.object(manager.rows, 'load_cell',
                              side_effect=RuntimeError('cell down'))
 
 
@@ -179,12 +180,12 @@ class FreezingTest(base.HostCacheTestCase):
         self.compute = self.add_compute('host1')
 
     def template(self):
-        [entry] = [entry for snap in self.manager._snapshots.values()
+        [entry] = [entry for snap in self.manager.rows.snapshots.values()
                    for entry in snap.nodes.values()]
         return entry.template
 
     def test_rows_are_frozen_and_freed_once_replaced(self):
-        self.manager.refresh_due()
+        self.manager.rows.refresh_due()
         template = self.template()
         self.assertTrue(test_freezing.is_frozen(template))
         replaced = weakref.ref(template)
@@ -194,7 +195,7 @@ class FreezingTest(base.HostCacheTestCase):
         self.stamp_compute(self.compute, free_ram_mb=1024,
                            updated_at=timeutils.utcnow())
         self.advance(INTERVAL)
-        self.manager.refresh_due()
+        self.manager.rows.refresh_due()
         self.assertEqual(1024, self.template().free_ram_mb)
         self.assertIsNone(replaced())
         self.assertTrue(test_freezing.is_frozen(self.template()))
@@ -210,7 +211,7 @@ class FreezingTest(base.HostCacheTestCase):
 
     def test_zero_interval_freezes_nothing(self):
         self.flags(gc_collect_interval=0, group='drs_host_cache')
-        self.manager.refresh_due()
+        self.manager.rows.refresh_due()
         self.assertFalse(test_freezing.is_frozen(self.template()))
         self.assertEqual(0, gc.get_freeze_count())
 
@@ -230,7 +231,7 @@ class RefresherLifecycleTest(base.HostCacheTestCase):
             time.sleep(0.05)
 
     def cached_hosts(self):
-        return {entry.host for snap in self.manager._snapshots.values()
+        return {entry.host for snap in self.manager.rows.snapshots.values()
                 for entry in snap.nodes.values()}
 
     def test_new_host_is_read_without_any_request(self):
@@ -248,14 +249,14 @@ class RefresherLifecycleTest(base.HostCacheTestCase):
     def test_stop_waits_for_the_loop_to_end(self):
         self.flags(background_refresh_interval=0.2, group='drs_host_cache')
         self.manager.start_refresher()
-        refresher = self.manager._refresher
+        refresher = self.manager.rows.refresher
         self.manager.stop_refresher()
-        self.assertIsNone(self.manager._refresher)
+        self.assertIsNone(self.manager.rows.refresher)
         # wait() returns once the loop has left; nothing runs any more.
         self.assertTrue(refresher.wait())
         self.manager.invalidate()
         time.sleep(0.5)
-        self.assertEqual({}, self.manager._snapshots)
+        self.assertEqual({}, self.manager.rows.snapshots)
 
     def test_not_started_when_disabled_or_pointless(self):
         self.flags(background_refresh_interval=0, group='drs_host_cache')
@@ -263,7 +264,7 @@ class RefresherLifecycleTest(base.HostCacheTestCase):
         self.flags(background_refresh_interval=2, max_staleness=0,
                    group='drs_host_cache')
         self.assertFalse(self.manager.start_refresher())
-        self.assertIsNone(self.manager._refresher)
+        self.assertIsNone(self.manager.rows.refresher)
 
 
 class YieldingTest(base.HostCacheTestCase):
@@ -299,7 +300,7 @@ class GivingWayTest(base.HostCacheTestCase):
                    group='drs_host_cache')
         for number in range(self.HOSTS):
             self.add_compute('host%d' % number)
-        self.manager.refresh_due()
+        self.manager.rows.refresh_due()
         self.advance(INTERVAL)
         # Every row merged is a pacing point; the rows written a moment
         # ago are read again (inside the timestamp margin): 12 points.
@@ -315,7 +316,7 @@ class GivingWayTest(base.HostCacheTestCase):
         return sum(self.slept)
 
     def test_no_request_no_wait(self):
-        self.assertEqual(INTERVAL, self.manager.refresh_due())
+        self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
         self.assertGreaterEqual(len(self.slept), 2 * self.HOSTS)
         self.assertEqual(0, self.given_way())
 
@@ -323,7 +324,7 @@ class GivingWayTest(base.HostCacheTestCase):
         # A share that would make a 1.5 s pass wait 4.5 s.
         self.flags(background_refresh_max_share=0.25, group='drs_host_cache')
         with pacing.REQUESTS.request():
-            wait = self.manager.refresh_due()
+            wait = self.manager.rows.refresh_due()
         # 12 points of up to 0.2 s, cut at the 1.5 s budget.
         self.assertAlmostEqual(INTERVAL / 2, self.given_way())
         # The rows are as old as the time given way, and that time is not
@@ -333,22 +334,22 @@ class GivingWayTest(base.HostCacheTestCase):
         self.assertNotIn('the next one waits', self.stdlog.logger.output)
 
     def test_no_give_way_while_a_caller_waits_for_an_inline_refresh(self):
-        with pacing.REQUESTS.request(), self.manager._inline.request():
-            self.assertEqual(INTERVAL, self.manager.refresh_due())
+        with pacing.REQUESTS.request(), self.manager.rows.inline.request():
+            self.assertEqual(INTERVAL, self.manager.rows.refresh_due())
         self.assertEqual(0, self.given_way())
 
     def test_inline_refresh_counts_its_caller_as_waiting(self):
         seen = []
-        refresh = self.manager._refresh
+        refresh = self.manager.rows.refresh
 
         def record(*args):
-            seen.append(self.manager._inline.count)
+            seen.append(self.manager.rows.inline.count)
             return refresh(*args)
         self.advance()
-        with mock.patch.object(self.manager, '_refresh', record):
+        with mock.patch.object(self.manager.rows, 'refresh', record):
             self.assertEqual(self.HOSTS, len(self.states()))
         self.assertEqual([1], seen)
-        self.assertEqual(0, self.manager._inline.count)
+        self.assertEqual(0, self.manager.rows.inline.count)
 
 
 class OptionCheckTest(base.HostCacheTestCase):

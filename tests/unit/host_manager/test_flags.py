@@ -24,7 +24,7 @@ class FlagsTest(base.HostCacheTestCase):
         self.cached = self.cached_entry('host1')
 
     def cached_entry(self, host):
-        return self.manager._snapshots[self.cell.uuid].services[host]
+        return self.manager.rows.snapshots[self.cell.uuid].services[host]
 
     def update_service(self, host='host1', **fields):
         """What Nova's API does for PUT /os-services."""
@@ -101,7 +101,7 @@ class FlagsTest(base.HostCacheTestCase):
         refreshed = self.states()['host1'].service
         self.assertTrue(refreshed['disabled'])
         self.assertIs(self.cached_entry('host1').view, refreshed)
-        self.assertEqual({}, self.manager._overlays[self.cell.uuid])
+        self.assertIsNone(self.manager._overlays.get(self.cell.uuid, 'host1'))
 
     def test_a_deleted_service_cached_as_disabled_stays_so(self):
         # The read names host1 and finds no live row: its cached flags
@@ -119,9 +119,10 @@ class FlagsTest(base.HostCacheTestCase):
     def test_invalidate_forgets_the_overlays(self):
         self.update_service(disabled=True)
         self.states()
-        self.assertIn('host1', self.manager._overlays[self.cell.uuid])
+        self.assertIsNotNone(
+            self.manager._overlays.get(self.cell.uuid, 'host1'))
         self.manager.invalidate()
-        self.assertEqual({}, self.manager._overlays)
+        self.assertIsNone(self.manager._overlays.get(self.cell.uuid, 'host1'))
         self.assertTrue(self.states()['host1'].service['disabled'])
 
     def test_concurrent_requests_agree(self):

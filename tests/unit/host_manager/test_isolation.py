@@ -181,7 +181,7 @@ class IsolationTest(base.HostCacheTestCase):
     def test_template_is_never_consumed(self):
         self.consume(self.states()['host1'], spec(numa=True, pci=True))
         template = next(iter(
-            self.manager._snapshots[self.cell.uuid].nodes.values())).template
+            self.manager.rows.snapshots[self.cell.uuid].nodes.values())).template
         self.assertEqual(0, template.vcpus_used)
         self.assertEqual(2, free_pci(template))
         self.assertEqual(0, template.numa_topology.cells[0].cpu_usage)
@@ -190,7 +190,7 @@ class IsolationTest(base.HostCacheTestCase):
         # Forks share these two objects with the template until they consume.
         state = self.states()['host1']
         template = next(iter(
-            self.manager._snapshots[self.cell.uuid].nodes.values())).template
+            self.manager.rows.snapshots[self.cell.uuid].nodes.values())).template
         numa = template.numa_topology.obj_to_primitive()
         pools = copy.deepcopy(template.pci_stats.pools)
         numa_spec = spec(numa=True)

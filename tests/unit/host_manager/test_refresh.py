@@ -119,7 +119,8 @@ class StalenessTest(base.HostCacheTestCase):
         self.assertEqual(new.id, self.cached_service('host1').id)
 
     def cached_service(self, host):
-        return self.manager._snapshots[self.cell.uuid].services[host].service
+        snap = self.manager.rows.snapshots[self.cell.uuid]
+        return snap.services[host].service
 
     def test_down_service_needs_no_refresh(self):
         # A compute that stops reporting changes no row: the cached
@@ -136,7 +137,7 @@ class StalenessTest(base.HostCacheTestCase):
 class RefreshTest(base.HostCacheTestCase):
 
     def snapshot(self):
-        return self.manager._snapshots[self.cell.uuid]
+        return self.manager.rows.snapshots[self.cell.uuid]
 
     def test_fresh_cache_is_reused_across_requests(self):
         self.add_compute('host1')
@@ -330,7 +331,7 @@ class RefreshTest(base.HostCacheTestCase):
         self.add_compute('host1')
         self.states()
         self.manager.refresh_cells_caches()
-        self.assertEqual({}, self.manager._snapshots)
+        self.assertEqual({}, self.manager.rows.snapshots)
         self.assertIn('host1', self.states())
 
     def test_full_refresh_heals_a_change_with_a_skewed_clock(self):
@@ -371,7 +372,7 @@ class RefreshTest(base.HostCacheTestCase):
                            updated_at=old)
         self.advance()
         self.assertEqual(1000, self.states()['host1'].free_disk_mb // 1024)
-        snap, = self.manager._snapshots.values()
+        snap, = self.manager.rows.snapshots.values()
         self.assertEqual(frozenset(), snap.incomplete)
 
     def test_node_left_out_then_deleted_is_forgotten(self):
@@ -381,7 +382,7 @@ class RefreshTest(base.HostCacheTestCase):
                            deleted_at=timeutils.utcnow())
         self.advance()
         self.assertEqual({}, self.states())
-        snap, = self.manager._snapshots.values()
+        snap, = self.manager.rows.snapshots.values()
         self.assertEqual(frozenset(), snap.incomplete)
 
     def test_failed_cell_contributes_no_host_and_is_retried(self):
@@ -406,7 +407,7 @@ class RefreshTest(base.HostCacheTestCase):
 
     def test_concurrent_stale_requests_refresh_once(self):
         self.add_compute('host1')
-        load = self.manager._load_cell
+        load = self.manager.rows.load_cell
         loads = []
 
         def slow_load(cctxt, **kwargs):
@@ -414,7 +415,7 @@ class RefreshTest(base.HostCacheTestCase):
             time.sleep(0.2)
             return load(cctxt, **kwargs)
 
-        self.manager._load_cell = slow_load
+        self.manager.rows.load_cell = slow_load
         results = []
         threads = [threading.Thread(target=lambda: results.append(
             sorted(self.states()))) for _ in range(3)]
@@ -427,16 +428,16 @@ class RefreshTest(base.HostCacheTestCase):
 
     def test_invalidation_during_refresh_is_not_overwritten(self):
         self.add_compute('host1')
-        load = self.manager._load_cell
+        load = self.manager.rows.load_cell
 
         def load_then_invalidate(cctxt, **kwargs):
             snap = load(cctxt, **kwargs)
             self.manager.invalidate()
             return snap
 
-        self.manager._load_cell = load_then_invalidate
+        self.manager.rows.load_cell = load_then_invalidate
         self.assertIn('host1', self.states())
-        self.assertEqual({}, self.manager._snapshots)
+        self.assertEqual({}, self.manager.rows.snapshots)
 
 
 class ReadChangesTest(base.HostCacheTestCase):
@@ -496,5 +497,5 @@ class ReadChangesTest(base.HostCacheTestCase):
 
 
 def mock_load_failure(manager):
-    return mock.patch.object(manager, '_load_cell',
+    return mock.patch.object(manager.rows, 'load_cell',
                              side_effect=exception.NovaException('down'))

@@ -180,14 +180,14 @@ class RequestSemanticsTest(base.HostCacheTestCase):
         self.two = self.add_compute('host2', cell=self.cell2)
 
     def test_a_failed_cell_does_not_hide_the_others(self):
-        load = self.manager._load_cell
+        load = self.manager.rows.load_cell
 
         def cell1_down(cctxt, **kwargs):
             if cctxt.cell_uuid == self.cell.uuid:
                 raise exception.NovaException('down')
             return load(cctxt, **kwargs)
 
-        self.manager._load_cell = cell1_down
+        self.manager.rows.load_cell = cell1_down
         self.assertEqual(['host2'], list(self.states()))
 
     def test_flags_read_in_each_cell_with_nodes_in_the_request(self):

@@ -49,7 +49,7 @@ class ReuseTest(base.HostCacheTestCase):
         self.before = self.entry()
 
     def entry(self):
-        snap = self.manager._snapshots[self.cell.uuid]
+        snap = self.manager.rows.snapshots[self.cell.uuid]
         return snap.nodes[self.compute.uuid]
 
     def report(self, **columns):
@@ -155,7 +155,7 @@ class ReuseTest(base.HostCacheTestCase):
     def test_full_reload_reuses_unchanged_json(self):
         self.flags(full_refresh_interval=1, group='drs_host_cache')
         after = self.report(vcpus_used=5)
-        self.assertEqual(self.now, self.manager._snapshots[
+        self.assertEqual(self.now, self.manager.rows.snapshots[
             self.cell.uuid].full_loaded_at)
         self.assertIs(self.before.template.numa_topology,
                       after.template.numa_topology)
@@ -194,7 +194,7 @@ class ServiceViewTest(base.HostCacheTestCase):
         self.assertEqual(1000, self.before.service.id)
 
     def entry(self):
-        return self.manager._snapshots[self.cell.uuid].services['host1']
+        return self.manager.rows.snapshots[self.cell.uuid].services['host1']
 
     def write(self, **fields):
         """Save ``fields`` as Nova does (a report_count change is a

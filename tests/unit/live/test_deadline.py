@@ -11,8 +11,8 @@ from nova_drs_scheduler import concurrency
 from nova_drs_scheduler import deadline
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
-from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import record
+from nova_drs_scheduler.rebalance import snapshot_reader
 from nova_drs_scheduler.rebalance.sources import base
 
 
@@ -114,7 +114,7 @@ class NotRelievedTest(testtools.TestCase):
             instances=[model.InstanceSnapshot(f'{h}-{n}', h, 2, 512, 4.5)
                        for h in ('h1', 'h2') for n in range(2)],
             config=config)
-        snapshot = rebalancer.unmeasured(snapshot, frozenset({'h2'}))
+        snapshot = snapshot_reader.unmeasured(snapshot, frozenset({'h2'}))
         plan = planner.plan(snapshot, lambda inst, snap: model.Candidates(
             allowed=sorted(snap.hosts)))
         rec = record.new_record('automatic', config)

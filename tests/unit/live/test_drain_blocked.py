@@ -16,8 +16,8 @@ from nova_drs_scheduler.planning import recent_moves
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import rebalancer
 from nova_drs_scheduler.rebalance import recommendations
+from nova_drs_scheduler.rebalance import snapshot_reader
 from tests import snapshots as h
 
 NOW = datetime.datetime(2026, 11, 1, 12, 0, 0)
@@ -284,7 +284,7 @@ class HeldForThePeriodTest(testtools.TestCase):
 
     def test_a_late_measurement_is_waited_for(self):
         # A draining host's instances keep their vCPU shares: not held.
-        snapshot = rebalancer.unmeasured(self.snapshot(), {'m'})
+        snapshot = snapshot_reader.unmeasured(self.snapshot(), {'m'})
         self.assertEqual(drain.DRAINING, self.drain_state(snapshot))
 
     def test_an_approved_move_starting_is_waited_for(self):

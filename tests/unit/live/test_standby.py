@@ -17,7 +17,7 @@ from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.power import base as power_base
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import period_plan
 from nova_drs_scheduler.rebalance import standby
 from nova_drs_scheduler.rebalance import telemetry
 from tests import snapshots as h
@@ -378,7 +378,7 @@ class PowerPeriodTest(testtools.TestCase):
     def run_period(self, snapshot, moves=(), drains=(), up=None,
                    record='r1'):
         """One period: the rows as stored, the clock a period on."""
-        period = rebalancer.Period(
+        period = period_plan.Period(
             model.Plan(tuple(moves), (), drains=tuple(drains)),
             live.Cloud({name: types.SimpleNamespace(up=value)
                         for name, value in (up or {}).items()}, {}, []),

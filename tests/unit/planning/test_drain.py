@@ -8,6 +8,8 @@ from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning.goals import drain
 from nova_drs_scheduler.planning.goals import level
+from nova_drs_scheduler.planning.policies import balanced
+from nova_drs_scheduler.planning.policies import base
 from tests import snapshots as h
 
 load_tests = testscenarios.load_tests_apply_scenarios
@@ -504,10 +506,11 @@ class BalancedFallbackTest(testtools.TestCase):
 
 
 class BalancedDrainSpreadTest(testtools.TestCase):
-    """A drain ranks its destinations by their room on CPU and RAM
-    together, without their spread: a host filling up with the drain (the
-    one just back from maintenance) shows the drain's own arrivals as
-    spread, and its RAM may match another host's long before its CPU."""
+    """Where placement reports no room, a drain ranks its destinations by
+    their room on CPU and RAM together, without their spread: a host
+    filling up with the drain (the one just back from maintenance) shows
+    the drain's own arrivals as spread, and its RAM may match another
+    host's long before its CPU."""
 
     def plan(self, hosts, instances, **kwargs):
         return planner.plan(h.snapshot(
@@ -563,6 +566,19 @@ class BalancedDrainSpreadTest(testtools.TestCase):
         # back would end at 80 %, past 80 - 5: refused for the margin.
         self.assertEqual(['steady'], [m.destination for m in result.moves])
 
+    def test_the_hook_scores_room_under_both_thresholds(self):
+        policy, config = balanced.BalancedPolicy(), model.PlannerConfig()
+        host = h.host('a', 0.0, cpu_threshold=70.0, ram_threshold=85.0)
+        self.assertEqual((None, (30.0 - 70.0) + (40.0 - 85.0)),
+                         policy.drain(host, 30.0, 40.0, config, None))
+        self.assertEqual((None, 30.0 - 70.0),
+                         policy.drain(host, 30.0, None, config, None))
+        # Placement's weight, when known, ranks alone: higher is emptier.
+        self.assertEqual((None, -0.7),
+                         policy.drain(host, 30.0, 40.0, config, 0.7))
+        self.assertEqual(base.MARGIN, policy.drain(host, 66.0, 40.0, config,
+                                                   0.7)[0])
+
     def test_balancing_still_ranks_with_the_spread(self):
         hosts = [h.host('hot', 95.0, counter=3),
                  h.host('back', 30.0, cpu_deviation=10.0),
@@ -612,6 +628,13 @@ class FreeWeightsTest(testtools.TestCase):
         self.assertEqual({'a': 0.0, 'b': 1.0}, drain.free_weights(
             found, {'a': {'MEMORY_MB': 2001}}))
 
+    def test_a_class_nothing_took_on_a_host_counts_whole(self):
+        room = {'MEMORY_MB': 5000, 'VCPU': 10}
+        found = self.found({'a': room, 'b': room, 'c': room})
+        # VCPU: a 9, b 10 (nothing taken there), c 10.
+        self.assertEqual({'a': 0.0, 'b': 1.0, 'c': 1.0}, drain.free_weights(
+            found, {'a': {'VCPU': 1}, 'c': {'VCPU': 0}}))
+
     def test_equal_hosts_weigh_nothing(self):
         found = self.found({'a': {'MEMORY_MB': 5000, 'VCPU': 10},
                             'b': {'MEMORY_MB': 5000, 'VCPU': 10}})
@@ -656,6 +679,13 @@ class BalancedDrainRoomTest(testtools.TestCase):
         result = self.plan(hosts, [h.instance('i1', 'm', 1.0)],
                            {'back': 9000, 'cool': 3000})
         self.assertEqual(['cool'], [m.destination for m in result.moves])
+
+    def test_the_emptiest_wins_whatever_its_name(self):
+        hosts = [h.host('m', 50.0, draining=True), h.host('a', 20.0),
+                 h.host('b', 20.0), h.host('c', 20.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 0.1)],
+                           {'a': 6000, 'b': 9000, 'c': 3000})
+        self.assertEqual(['b'], [m.destination for m in result.moves])
 
     def test_it_fills_until_another_host_is_as_empty(self):
         hosts = [h.host('m', 50.0, draining=True), h.host('back', 20.0),

@@ -85,7 +85,7 @@ def measure_refresh(ctxt, manager, nodes, cell_url, repeats):
     for _ in range(repeats):
         changed = writer.advance(staleness)
         offset += staleness + 1
-        manager.clock = lambda offset=offset: time.monotonic() + offset
+        manager.rows.clock = lambda offset=offset: time.monotonic() + offset
         samples.append(elapsed(lambda: list(
             manager.get_host_states_by_uuids(ctxt, uuids, spec))))
     writer.close()

@@ -27,9 +27,10 @@ from nova_drs_scheduler.planning import metrics as metrics_mod
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import live
-from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import outcomes
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
+from nova_drs_scheduler.rebalance import snapshot_reader
 from nova_drs_scheduler.rebalance import telemetry
 from nova_drs_scheduler.rebalance.sources import base as sources_base
 from nova_drs_scheduler.rebalance.sources import nova as nova_source
@@ -50,7 +51,7 @@ PERIOD_BLOCK = 25
 #: are timed there.
 PERIOD_PHASES = {
     'read': [(live, 'read_cloud'), (live, 'read_instances'),
-             (rebalancer.Rebalancer, '_named_instances')],
+             (snapshot_reader.SnapshotReader, '_named_instances')],
     'metrics': [(nova_source.NovaSource, 'host_samples'),
                 (nova_source.NovaSource, 'host_samples_of'),
                 (nova_source.NovaSource, 'instance_loads_within'),
@@ -58,7 +59,7 @@ PERIOD_PHASES = {
                 (sources_base.MetricsSource, 'host_samples_of'),
                 (sources_base.MetricsSource, 'instance_loads_within'),
                 (metrics_mod.MetricsWindows, 'update'),
-                (rebalancer.Rebalancer, 'windows')],
+                (snapshot_reader.SnapshotReader, 'windows')],
     'snapshot': [(live, 'build_snapshot'),
                  (aggregate_settings, 'host_settings')],
     'plan': [(planner, 'plan'), (recommendations, 'revalidate'),
@@ -67,7 +68,7 @@ PERIOD_PHASES = {
                (store_mod.Store, 'save_windows'), (store_mod.Store, 'add'),
                (store_mod.Store, 'recommend'), (store_mod.Store, 'purge'),
                (telemetry.Telemetry, 'hosts'),
-               (rebalancer.Rebalancer, 'collect_outcomes')],
+               (outcomes.Outcomes, 'collect')],
 }
 #: The period's own calls to placement (part of *plan*): inside this
 #: process (``--placement inprocess``) or, as deployed, the wait for

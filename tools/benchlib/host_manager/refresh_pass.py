@@ -99,7 +99,7 @@ def measure_pass(cell_url, size, passes):
     warmup = 1 + math.ceil((group.timestamp_margin + interval) / interval)
     manager = host_manager_mod.CachingHostManager()
     sim = SimulatedTime()
-    manager.clock = lambda: sim.monotonic
+    manager.rows.clock = lambda: sim.monotonic
     writer = RowWriter(cell_url, size)
     clock = CallClock(PASS_PARTS)
     reads = ReadCounter()
@@ -112,7 +112,7 @@ def measure_pass(cell_url, size, passes):
                 clock.clear()
                 reads.read.clear()
                 wall, cpu = time.perf_counter(), time.process_time()
-                manager.refresh_due()
+                manager.rows.refresh_due()
                 cpu = time.process_time() - cpu
                 wall = time.perf_counter() - wall
                 if done < warmup:

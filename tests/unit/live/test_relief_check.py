@@ -13,8 +13,9 @@ from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.planning import model
-from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import period_plan
 from nova_drs_scheduler.rebalance import record
+from nova_drs_scheduler.rebalance import relief_check
 from nova_drs_scheduler.rebalance import telemetry
 from tests.unit.live import test_rebalancer
 
@@ -41,7 +42,7 @@ class ReliefResultTest(testtools.TestCase):
     """One due move against this period's verdicts (pure)."""
 
     def result(self, move, *verdicts, overdue=False):
-        return rebalancer.relief_result(
+        return relief_check.relief_result(
             move, {v['host']: v for v in verdicts}, overdue)
 
     def test_checked_with_each_hosts_own_threshold(self):
@@ -108,7 +109,8 @@ class CheckReliefTest(test_rebalancer.PeriodTestCase):
 
     def check(self, *moves):
         self.store.relief_due.return_value = list(moves)
-        self.period._check_relief(self.verdicts, NOW)
+        relief_check.check_due(self.store, self.period.telemetry,
+                               self.verdicts, NOW)
 
     def saved(self):
         return {c.args[1]: c.args[2]
@@ -178,29 +180,31 @@ class LeadChecksReliefTest(test_rebalancer.PeriodTestCase):
 
     def test_last_with_the_periods_verdicts_and_its_start(self):
         clock = self.useFixture(utils_fixture.TimeFixture(NOW))
-        self.period.windows = mock.Mock()
-        self.period.executor.poll.return_value = []
+        self.period.reader.windows = mock.Mock()
+        self.period.outcomes.executor.poll.return_value = []
         self.store.unfinished.return_value = []
         verdicts = [verdict('h1', 74.0)]
 
-        def plan(context, config, rec, windows, acting, draining,
+        def plan(reader, context, config, rec, windows, acting, draining,
                  power_rows):
             # Samples are read after the period started.
             clock.advance_time_delta(datetime.timedelta(seconds=5))
             rec['hosts'] = verdicts
-            return rebalancer.Period(
+            return period_plan.Period(
                 mock.Mock(moves=[]), mock.Mock(instances={}), {}, [],
                 test_rebalancer.EMPTY, mock.sentinel.candidates)
-        self.period._plan = plan
+        self.useFixture(fixtures.MockPatchObject(period_plan, 'plan', plan))
         calls = mock.Mock()
         calls.attach_mock(self.store, 'store')
-        self.period._check_relief = mock.Mock()
-        calls.attach_mock(self.period._check_relief, 'check')
+        check = self.useFixture(fixtures.MockPatchObject(
+            relief_check, 'check_due')).mock
+        calls.attach_mock(check, 'check')
         rec = record.new_record('automatic', model.PlannerConfig())
         self.period._lead(mock.sentinel.context, rec)
-        self.assertEqual(mock.call.check(verdicts, NOW), calls.mock_calls[-1])
+        self.assertEqual(
+            mock.call.check(self.store, self.period.telemetry, verdicts,
+                            NOW), calls.mock_calls[-1])
         self.assertIn(mock.call.store.add(rec), calls.mock_calls)
-
 
 
 class ReliefTelemetryTest(testtools.TestCase):

@@ -1,0 +1,187 @@
+"""What a period reads into its Snapshot: the hosts, the samples of
+those up, the instances of those over their threshold and those named,
+and their loads within the deadline; late hosts' instances blocked."""
+
+import datetime
+from unittest import mock
+
+import fixtures
+import testtools
+from nova import objects
+from oslo_utils import fixture as utils_fixture
+
+from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning.goals import level
+from nova_drs_scheduler.rebalance import executor
+from nova_drs_scheduler.rebalance import live
+from nova_drs_scheduler.rebalance import record
+from nova_drs_scheduler.rebalance import snapshot_reader
+from nova_drs_scheduler.rebalance.sources import base as sources_base
+from tests.unit.live import test_rebalancer
+
+
+class SnapshotTest(test_rebalancer.PeriodTestCase):
+    """What a period reads: the hosts, the samples of those up, the
+    instances of those over their threshold and those named, and their
+    loads within the deadline."""
+
+    NOW = datetime.datetime(2026, 11, 24, 12, 0)
+
+    def setUp(self):
+        super().setUp()
+        self.config(instance_cooldown=100, quarantine_time=400,
+                    migration_timeout=300, no_return_time=200,
+                    instance_metrics_timeout=7, group='drs')
+        self.useFixture(utils_fixture.TimeFixture(self.NOW))
+        self.useFixture(fixtures.MockPatchObject(
+            snapshot_reader, 'time')).mock.time.return_value = 1234.0
+
+        def aggregates(level):
+            return [objects.Aggregate(name='a', metadata={
+                'drs_automation': level, 'drs_cpu_threshold': '70'})]
+        self.rows = {
+            'h1': mock.Mock(aggregates=[], up=True),
+            'h2': mock.Mock(aggregates=aggregates('off'), up=True),
+            'h3': mock.Mock(aggregates=aggregates('manual'), up=False)}
+        self.cloud = live.Cloud(hosts=self.rows, instances={},
+                                migrations=[])
+        self.read_cloud = self.useFixture(fixtures.MockPatchObject(
+            live, 'read_cloud', return_value=self.cloud)).mock
+        self.instances = {'i1': mock.Mock(host='h1'),
+                          'i3': mock.Mock(host='h3')}
+        self.read_instances = self.useFixture(fixtures.MockPatchObject(
+            live, 'read_instances', side_effect=lambda *args: (
+                self.cloud.instances.update(self.instances)))).mock
+        self.build = self.useFixture(fixtures.MockPatchObject(
+            live, 'build_snapshot')).mock
+        self.period.reader.host_manager = mock.Mock(enabled_cells=['cell1'])
+        self.period.reader.servicegroup_api = mock.sentinel.servicegroup
+        self.period.reader.source = mock.Mock(**{
+            'instance_loads_within.return_value': sources_base.Measured(
+                {'i1': 1.5}, frozenset({'h1'}), {'i1': 0.25})})
+        self.period.reader._named_instances = mock.Mock(return_value={'i9'})
+        self.windows = mock.Mock(**{'update.return_value': {
+            'h1': mock.Mock(counter=2), 'h2': mock.Mock(counter=0),
+            'h3': mock.Mock(counter=0)}})
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0)
+
+    def snapshot(self, all_instances=False):
+        return self.period.reader.read(mock.sentinel.context,
+                                     self.planner_config, self.windows,
+                                     all_instances)
+
+    def test_reads_what_the_period_needs(self):
+        snapshot, cloud, levels, late = self.snapshot()
+        # Migrations as far back as the longest rule that reads them.
+        self.read_cloud.assert_called_once_with(
+            mock.sentinel.context, ['cell1'], mock.sentinel.servicegroup,
+            self.NOW - datetime.timedelta(seconds=400))
+        self.assertEqual({'h1': 'automatic', 'h2': 'off', 'h3': 'manual'},
+                         levels)
+        self.period.reader.source.host_samples_of.assert_called_once_with(
+            mock.sentinel.context, {'h1': self.rows['h1'],
+                                    'h2': self.rows['h2']})
+        self.windows.update.assert_called_once_with(
+            1234.0, self.period.reader.source.host_samples_of.return_value,
+            {'h1': (80, 90.0), 'h2': (70, 90.0), 'h3': (70, 90.0)})
+        # Hosts being drained start afresh (none here).
+        self.windows.restart.assert_called_once_with(frozenset())
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, {'h1'}, {'i9'})
+        self.period.reader.source.instance_loads_within.assert_called_once_with(
+            mock.sentinel.context, [self.instances['i1']], 7)
+        settings = self.build.call_args.args[1]
+        self.assertEqual({'h1': False, 'h2': True, 'h3': False},
+                         {name: s.automation_off
+                          for name, s in settings.items()})
+        self.build.assert_called_once_with(
+            self.cloud, settings, self.windows.update.return_value,
+            {'i1': 1.5}, self.planner_config, 100, 400, 200, set(),
+            self.period.reader.trends, self.period.store.outcomes.return_value,
+            {'i1': 0.25})
+        # The moves Nova refused at start within the quarantine time.
+        self.period.store.outcomes.assert_called_once_with(
+            executor.REFUSED, self.NOW - datetime.timedelta(seconds=400))
+        self.assertEqual((self.build.return_value, self.cloud,
+                          frozenset({'h1'})), (snapshot, cloud, late))
+        # What was measured feeds the instances' trends.
+        self.assertEqual(1.5, self.period.reader.trends['i1'][0])
+
+    def test_instances_of_the_hosts_leveling_may_move_are_measured(self):
+        # With leveling on (any gap above 0), the hosts the planner may
+        # level from are read and measured too, from their host snapshots.
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0.5)
+        host_snapshot = self.useFixture(fixtures.MockPatchObject(
+            live, 'host_snapshot', side_effect=lambda rows, status, *_:
+            status)).mock
+        sources = self.useFixture(fixtures.MockPatchObject(
+            level, 'leveling_sources', return_value={'h3'})).mock
+        self.snapshot()
+        self.assertEqual(self.windows.update.return_value,
+                         sources.call_args.args[0])
+        self.assertIs(self.planner_config, sources.call_args.args[1])
+        self.assertEqual(3, host_snapshot.call_count)
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, {'h1', 'h3'}, {'i9'})
+        self.period.reader.source.instance_loads_within.assert_called_once_with(
+            mock.sentinel.context, [self.instances['i1'],
+                                    self.instances['i3']], 7)
+
+    def test_every_instance_read_for_a_dry_run(self):
+        self.snapshot(all_instances=True)
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, None, {'i9'})
+
+    def test_migrations_read_back_as_far_as_the_longest_rule(self):
+        for longest in ('instance_cooldown', 'migration_timeout',
+                        'no_return_time'):
+            self.config(group='drs', **{longest: 999})
+            self.read_cloud.reset_mock()
+            self.snapshot()
+            self.assertEqual(self.NOW - datetime.timedelta(seconds=999),
+                             self.read_cloud.call_args.args[3])
+            self.config(group='drs', **{longest: 1})
+
+
+class NamedInstancesTest(test_rebalancer.PeriodTestCase):
+
+    def test_drs_migrations_and_open_recommendations(self):
+        # User ids as read from the database; "ops" sorts after DRS's.
+        cloud = mock.Mock(migrations=[
+            mock.Mock(instance_uuid='a',
+                      user_id=test_rebalancer.loaded(executor.DRS_USER)),
+            mock.Mock(instance_uuid='b', user_id='admin'),
+            mock.Mock(instance_uuid='d', user_id='ops')])
+        self.period.store.recommendations.return_value = [
+            {'instance': 'c'}]
+        self.assertEqual({'a', 'c'},
+                         self.period.reader._named_instances(cloud))
+        self.period.store.recommendations.assert_called_once_with(
+            (db_store.PENDING, db_store.APPROVED))
+
+
+class UnmeasuredTest(testtools.TestCase):
+
+    def test_late_hosts_instances_blocked_unless_already(self):
+        snapshot = model.Snapshot(
+            hosts={'h1': host('h1'), 'h2': host('h2')},
+            instances=[
+                model.InstanceSnapshot('a', 'h1', 2, 512, 4.5),
+                model.InstanceSnapshot('b', 'h1', 2, 512, 4.5,
+                                       blocked='cooldown'),
+                model.InstanceSnapshot('c', 'h2', 2, 512, 4.5)],
+            config=model.PlannerConfig())
+        result = snapshot_reader.unmeasured(snapshot, frozenset({'h1'}))
+        self.assertEqual(
+            [record.NOT_MEASURED_BLOCK, 'cooldown', None],
+            [inst.blocked for inst in result.instances])
+        self.assertIs(snapshot, snapshot_reader.unmeasured(snapshot,
+                                                      frozenset()))
+
+
+def host(name):
+    return model.HostSnapshot(name=name, vcpus=10, memory_mb=8192,
+                              cpu_percent=90, ram_percent=None, counter=1)
