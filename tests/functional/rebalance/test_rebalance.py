@@ -3,14 +3,18 @@
 import gc
 from unittest import mock
 
+import fixtures
 from nova import exception
 from nova import objects
 from nova.tests.functional.api import client
 
+from nova_drs_scheduler import conf
 from nova_drs_scheduler import host_manager
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import snapshot_reader
+from nova_drs_scheduler.rebalance.sources import static
 from tests.functional.rebalance import base
 from tests.unit.host_manager import test_freezing
 
@@ -740,3 +744,43 @@ class StarvedFirstTest(base.RebalanceTestBase):
         record = self._period(hosts, loads)
         self.assertEqual([], record['moves'])
         self.assertEqual('host1', self._host_of(server))
+
+
+class StepAfterArrivalTest(base.RebalanceTestBase):
+    """A host that steps over its threshold after an arrival and stays
+    there is relieved within three periods, periods a
+    ``rebalance_interval`` apart on the service's clock (its load
+    averages and trends age as they would live)."""
+
+    DRS = {'instance_cooldown': 0}
+
+    def setUp(self):
+        super().setUp()
+        self.now = 1767225600.0
+        for module in (snapshot_reader, static):
+            clock = self.useFixture(fixtures.MockPatchObject(module, 'time'))
+            clock.mock.time.side_effect = lambda: self.now
+
+    def period(self, hosts, loads):
+        self.now += conf.CONF.drs.rebalance_interval
+        return self._settle(self._period(hosts, loads))
+
+    def test_relieved_within_three_periods(self):
+        a = self._boot('host1')
+        b, c = self._boot('host2'), self._boot('host2')
+        # host2 is over with b (6 cores): b goes to host1, at 10 %.
+        loads = {a: 1.0, b: 6.0, c: 1.0}
+        before = {'host1': 10, 'host2': 90, 'host3': 50}
+        moves = [m for _ in range(2)
+                 for m in self.period(before, loads)['moves']]
+        self.assertEqual([(b, 'host1', 'completed')],
+                         [(m['instance'], m['destination'],
+                           m['outcome']['status']) for m in moves])
+        # host1 steps to 85 % and stays.
+        loads = {a: 2.5, b: 6.0, c: 1.0}
+        stepped = {'host1': 85, 'host2': 30, 'host3': 50}
+        moves = [m for _ in range(3)
+                 for m in self.period(stepped, loads)['moves']]
+        self.assertEqual([('host1', 'completed')],
+                         [(m['source'], m['outcome']['status'])
+                          for m in moves])
