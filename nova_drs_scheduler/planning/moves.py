@@ -37,7 +37,7 @@ def apply(work: working.Working, source: model.HostSnapshot,
                 'improvement': option.improvement}
     if inside:
         expected.update(inside_margin=True, graded_margin=round(
-            search.graded(work, work.pool(source)), 3))
+            search.margin_inside(work, source), 3))
     if work.cpu[source.name] is not None and goal != model.DRAIN:
         expected['source_cpu_before'] = work.cpu[source.name]
     if estimate is not None:
@@ -56,8 +56,8 @@ def apply(work: working.Working, source: model.HostSnapshot,
         instance=instance.uuid, source=source.name, destination=dest,
         reason=reason or (f'{work.verdicts[source.name].reason}; '
                           f'{work.policy.describe(option, work.config)}'
-                          + (search.inside_reason(work, option) if inside
-                             else '')),
+                          + (search.inside_reason(work, source, option)
+                             if inside else '')),
         expected=expected, alternatives=tuple(alternatives),
         rejected=tuple(rejected), memory_mb=instance.memory_mb,
         goal=goal, migration=instance.migration,

@@ -89,17 +89,17 @@ def inside_margin(work: working.Working, source: model.HostSnapshot,
                   host: model.HostSnapshot, cpu: float,
                   ram: float | None) -> tuple:
     """``(rule, score)`` of a destination for a move off ``source``
-    inside the margin: judged by the policy with the pool's graded
-    margin; but a host the margin refuses is never one that one of the
-    source's instances came from within ``no_return_time``, so that no
-    pair of hosts trades load both ways inside the margin."""
+    inside the margin: judged by the policy with :func:`margin_inside`;
+    but a host the margin refuses is never one that one of the source's
+    instances came from within ``no_return_time``, so that no pair of
+    hosts trades load both ways inside the margin."""
     rule, _ = work.policy.destination(host, cpu, ram, work.config)
     if rule not in (None, base.MARGIN):
         return rule, 0.0
     if rule and host.name in work.came_from[source.name]:
         return CAME_FROM, 0.0
     return work.policy.inside(host, cpu, ram, work.config,
-                              graded(work, work.pool(host)))
+                              margin_inside(work, source))
 
 
 def _decide(work, source, inside):
@@ -116,6 +116,15 @@ def graded(work: working.Working, pool: str | None) -> float:
     only has to stay under its threshold."""
     margin = work.config.margin
     return min(max(work.room.get(pool, margin), 0.0), margin)
+
+
+def margin_inside(work: working.Working, source: model.HostSnapshot
+                  ) -> float:
+    """The margin a destination keeps in a move off ``source`` inside the
+    margin: none off a starved host (its destination only stays under
+    its threshold: a host at 90 % hurts no one, one at 120 % does), else
+    the pool's graded margin."""
+    return 0.0 if source.starved else graded(work, work.pool(source))
 
 
 def _inside_hosts(work, pool) -> list:
@@ -213,7 +222,7 @@ def explain(work: working.Working, source: model.HostSnapshot,
                                f'from it)')
                 elif inside:
                     detail += (f' (graded margin '
-                               f'{graded(work, pool):.1f} points)')
+                               f'{margin_inside(work, source):.1f} points)')
         rules[rule] += 1
         if record is not None:
             record.append(model.Rejection(name, rule, detail))
@@ -228,18 +237,25 @@ def _expected(work, host) -> str:
             f'{host.cpu_percent:.1f}%)')
 
 
-def inside_reason(work: working.Working, option: base.Option) -> str:
-    """Why a move was made inside the margin, with the numbers."""
+def inside_reason(work: working.Working, source: model.HostSnapshot,
+                  option: base.Option) -> str:
+    """Why a move off ``source`` was made inside the margin, with the
+    numbers."""
     host, cfg = option.destination, work.config
     pool = work.pool(host)
-    margin, room = graded(work, pool), work.room[pool]
+    margin, room = margin_inside(work, source), work.room[pool]
+    if source.starved:
+        why = (f'and host {source.name} is starved (part of its demand '
+               f'goes unserved), so a destination only stays under its '
+               f'threshold')
+    else:
+        warm = (f'{room:.1f} points of room under' if room >= 0
+                else f'{-room:.1f} points past')
+        why = (f'and the pool is warm (its hosts average {warm} threshold '
+               f'- margin), so the margin is graded to {margin:.1f}')
     ram = option.destination_ram
-    warm = (f'{room:.1f} points of room under' if room >= 0
-            else f'{-room:.1f} points past')
     return (f'; {INSIDE}: no allowed destination keeps the margin of '
-            f'{cfg.margin:g} points, and the pool is warm (its hosts '
-            f'average {warm} threshold - margin), so the margin is '
-            f'graded to {margin:.1f}: {host.name} ends '
+            f'{cfg.margin:g} points, {why}: {host.name} ends '
             f'{reasons.fmt("at", option.destination_cpu, ram)}, under '
             f'{host.cpu_threshold - margin:.1f}%'
             + ('' if ram is None

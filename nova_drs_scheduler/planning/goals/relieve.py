@@ -5,8 +5,9 @@ that go ``until_cured``) or a limit stops it.
 Each violated host scores at most ``max_instances_evaluated`` instances,
 in the policy's rank order, and stops early once no further instance can
 beat the best option (``Policy.bound``).  When the margin refused every
-destination and the pool is warm, a policy that ``grades`` scores them
-again inside the margin: a warm pool must not turn the DRS off.
+destination and the pool is warm, or the host is starved, a policy that
+``grades`` scores them again inside the margin: a warm pool must not turn
+the DRS off, and a host at 90 % hurts no one where one at 120 % does.
 """
 
 import collections
@@ -23,10 +24,13 @@ GOAL = model.BALANCE
 
 
 def run(work: working.Working) -> None:
-    """Relieve the violated hosts, the most pressed first."""
+    """Relieve the violated hosts, the starved ones first (their demand
+    goes unserved: ``HostSnapshot.starved``), then the most pressed: the
+    first take the period's budget."""
     violated = [work.hosts[n] for n, v in work.verdicts.items()
                 if v.violated]
-    violated.sort(key=lambda h: (-base.pressure(h, h.cpu_percent,
+    violated.sort(key=lambda h: (not h.starved,
+                                 -base.pressure(h, h.cpu_percent,
                                                 h.ram_percent), h.name))
     for source in violated:
         _plan_host(work, source)
@@ -65,14 +69,15 @@ def _plan_host(work, source) -> None:
 
 def _choose(work, source, movable, head):
     """Score the policy's best-ranked instances; plan the winner, first
-    at the margin, then, in a warm pool (its graded margin below
-    ``margin``), inside it."""
+    at the margin, then, off a starved host or in a warm pool (its graded
+    margin below ``margin``), inside it."""
     cfg, policy = work.config, work.policy
     removals = [work.removal(source, i) for i in movable]
     ranked = policy.rank(removals, cfg)[:cfg.max_instances_evaluated]
     scored, failed = _score(work, source, ranked)
     inside = (not scored and policy.grades
-              and search.graded(work, work.pool(source)) < cfg.margin
+              and (source.starved
+                   or search.graded(work, work.pool(source)) < cfg.margin)
               and any(rules[base.MARGIN] for _, rules in failed))
     detail = reasons.failures(failed)
     if inside:

@@ -71,8 +71,8 @@ class RebalanceTestBase(base.DRSFunctionalTestBase):
 
     # Driving periods (names kept from before the testing package).
 
-    def _write_metrics(self, hosts, instances=None):
-        self.static_metrics.write(hosts, instances)
+    def _write_metrics(self, hosts, instances=None, waiting=None):
+        self.static_metrics.write(hosts, instances, waiting)
 
     def _period(self, hosts, instances=None):
         """One rebalance period with these host and instance loads in the

@@ -3,14 +3,18 @@
 import gc
 from unittest import mock
 
+import fixtures
 from nova import exception
 from nova import objects
 from nova.tests.functional.api import client
 
+from nova_drs_scheduler import conf
 from nova_drs_scheduler import host_manager
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.rebalance import rebalancer
+from nova_drs_scheduler.rebalance import snapshot_reader
+from nova_drs_scheduler.rebalance.sources import static
 from tests.functional.rebalance import base
 from tests.unit.host_manager import test_freezing
 
@@ -670,3 +674,113 @@ class SeedPolicyTest(base.RebalanceTestBase):
         self.assertEqual(
             [[], [(light, 'host3')], [], [(medium, 'host3')]], moves)
         self.assertEqual('host1', self._host_of(heavy))
+
+
+class StarvedFirstTest(base.RebalanceTestBase):
+    """A host whose demand goes unserved is relieved first, and may send
+    inside the margin: a tenant waiting for a CPU is what DRS fixes
+    first.  One move per period, no cooldown."""
+
+    DRS = {'cpu_threshold': 80.0, 'margin': 5.0, 'instance_cooldown': 0,
+           'max_migrations_per_period': 1}
+    HOSTS = ('host1', 'host2', 'host3', 'host4')
+
+    def test_contention_is_relieved_before_a_hotter_looking_host(self):
+        # host1 looks hotter (95 %) and serves its demand; host2 shows
+        # 88 %, with 0.5 cores (5 points) of its demand waiting.
+        hot, waiting = self._boot('host1'), self._boot('host2')
+        loads = {hot: 1.0, waiting: 1.0}
+        hosts = {'host1': 95, 'host2': 88, 'host3': 20, 'host4': 20}
+        self._write_metrics(hosts, loads, waiting={'host2': 0.5})
+        self.run_period(settle=False)
+        self._write_metrics(hosts, loads, waiting={'host2': 0.5})
+        record = self._settle(self.run_period(settle=False))
+        [move] = record['moves']
+        self.assertEqual((waiting, 'host2', 'completed'),
+                         (move['instance'], move['source'],
+                          move['outcome']['status']))
+        self.assertTrue(self._verdict(record, 'host2')['starved'])
+        self.assertFalse(self._verdict(record, 'host1')['starved'])
+        self.assertIn('limit:per-period', ' '.join(record['notes']))
+        self.assertEqual('host1', self._host_of(hot))
+
+    def _boot_apart(self):
+        """A server on host1 whose anti-affinity peers are on host3 and
+        host4: host2 is its only destination."""
+        group = self.admin_api.post_server_groups(
+            {'name': 'apart', 'policy': 'anti-affinity'})['id']
+        server = self._boot_in_group('host1', group)
+        for host in ('host3', 'host4'):
+            self._boot_in_group(host, group)
+        return server
+
+    def test_a_host_at_100_sends_inside_the_margin(self):
+        # The pool averages 58 %: it keeps its whole margin.  host2 is
+        # refused by the margin (78 % after the move, past 75 %) and the
+        # others hold the instance's anti-affinity peers; host1 at 100 %
+        # sends there all the same.
+        server = self._boot_apart()
+        loads = {server: 0.6}
+        hosts = {'host1': 100, 'host2': 72, 'host3': 30, 'host4': 30}
+        self._period(hosts, loads)
+        record = self._settle(self._period(hosts, loads))
+        [move] = record['moves']
+        self.assertEqual(('host2', 'completed'),
+                         (move['destination'], move['outcome']['status']))
+        self.assertEqual((True, 0.0), (move['expected']['inside_margin'],
+                                       move['expected']['graded_margin']))
+        self.assertIn('host host1 is starved (part of its demand goes '
+                      'unserved), so a destination only stays under its '
+                      'threshold: host2 ends at cpu 78.0%, under 80.0%',
+                      move['reason'])
+        self.assertEqual('host2', self._host_of(server))
+        self.assertEqual(['host2'], self._allocated_hosts(server))
+
+    def test_a_host_merely_over_keeps_the_margin(self):
+        server = self._boot_apart()
+        loads = {server: 0.6}
+        hosts = {'host1': 95, 'host2': 72, 'host3': 30, 'host4': 30}
+        self._period(hosts, loads)
+        record = self._period(hosts, loads)
+        self.assertEqual([], record['moves'])
+        self.assertEqual('host1', self._host_of(server))
+
+
+class StepAfterArrivalTest(base.RebalanceTestBase):
+    """A host that steps over its threshold after an arrival and stays
+    there is relieved within three periods, periods a
+    ``rebalance_interval`` apart on the service's clock (its load
+    averages and trends age as they would live)."""
+
+    DRS = {'instance_cooldown': 0}
+
+    def setUp(self):
+        super().setUp()
+        self.now = 1767225600.0
+        for module in (snapshot_reader, static):
+            clock = self.useFixture(fixtures.MockPatchObject(module, 'time'))
+            clock.mock.time.side_effect = lambda: self.now
+
+    def period(self, hosts, loads):
+        self.now += conf.CONF.drs.rebalance_interval
+        return self._settle(self._period(hosts, loads))
+
+    def test_relieved_within_three_periods(self):
+        a = self._boot('host1')
+        b, c = self._boot('host2'), self._boot('host2')
+        # host2 is over with b (6 cores): b goes to host1, at 10 %.
+        loads = {a: 1.0, b: 6.0, c: 1.0}
+        before = {'host1': 10, 'host2': 90, 'host3': 50}
+        moves = [m for _ in range(2)
+                 for m in self.period(before, loads)['moves']]
+        self.assertEqual([(b, 'host1', 'completed')],
+                         [(m['instance'], m['destination'],
+                           m['outcome']['status']) for m in moves])
+        # host1 steps to 85 % and stays.
+        loads = {a: 2.5, b: 6.0, c: 1.0}
+        stepped = {'host1': 85, 'host2': 30, 'host3': 50}
+        moves = [m for _ in range(3)
+                 for m in self.period(stepped, loads)['moves']]
+        self.assertEqual([('host1', 'completed')],
+                         [(m['source'], m['outcome']['status'])
+                          for m in moves])
