@@ -569,8 +569,8 @@ class BalancedDrainSpreadTest(testtools.TestCase):
     def test_the_hook_scores_room_under_both_thresholds(self):
         policy, config = balanced.BalancedPolicy(), model.PlannerConfig()
         host = h.host('a', 0.0, cpu_threshold=70.0, ram_threshold=85.0)
-        self.assertEqual((None, (30.0 - 70.0) + (40.0 - 85.0)),
-                         policy.drain(host, 30.0, 40.0, config, None))
+        self.assertEqual((None, (20.0 - 70.0) + (40.0 - 85.0)),
+                         policy.drain(host, 20.0, 40.0, config, None))
         self.assertEqual((None, 30.0 - 70.0),
                          policy.drain(host, 30.0, None, config, None))
         # Placement's weight, when known, ranks alone: higher is emptier.
