@@ -39,24 +39,10 @@ def _load(work, host) -> benefit.Load:
     as they shift its current one."""
     current = work.cpu[host.name]
     shift = current - (host.cpu_percent or 0.0)
-    expected = _expected(work, host)
     current += host.cpu_contention or 0.0
-    return benefit.Load(current, expected + shift, host.cpu_deviation or 0.0)
-
-
-def _expected(work, host) -> float:
-    """The level a host's load comes back to: its instances' own usual
-    levels when every instance on it has a history (an arrival brings
-    its history with it: a host that stepped up with it stays up), else
-    the host's own average."""
-    level = _known(host.cpu_expected, host.cpu_percent)
-    instances = work.by_host.get(host.name, ())
-    trends = work.snapshot.trends
-    if host.cpu_percent is None or not instances or any(
-            trends.get(i.uuid, (None,))[0] is None for i in instances):
-        return level
-    return host.cpu_percent + 100.0 / host.vcpus * sum(
-        trends[i.uuid][0] - i.cpu_cores for i in instances)
+    return benefit.Load(
+        current, _known(host.cpu_expected, host.cpu_percent) + shift,
+        host.cpu_deviation or 0.0)
 
 
 def _over(before: float | None, after: float | None,

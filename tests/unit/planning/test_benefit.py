@@ -149,43 +149,6 @@ class PlannerRuleTest(testtools.TestCase):
                            h.allow_all)
         self.assertEqual(['i1'], [m.instance for m in off.moves])
 
-    def test_a_host_stepped_up_with_an_arrival_is_judged_by_its_instances(
-            self):
-        # 'stepped' went from 20 % to 84 % when 'arrived' came with its
-        # own steady 6.4 cores: its own average (20 %) says it will fall
-        # back, its instances' histories say it stays.  The only
-        # destination swings near its threshold.
-        hosts = [h.host('stepped', 84.0, counter=1, cpu_expected=20.0),
-                 h.host('near', 64.0, cpu_expected=64.0, cpu_deviation=8.0)]
-        instances = [h.instance('arrived', 'stepped', 6.4),
-                     h.instance('old', 'stepped', 1.0)]
-        known = {'arrived': (6.4, None), 'old': (1.0, 0.1)}
-
-        def plan(trends):
-            return planner.plan(dataclasses.replace(
-                h.snapshot(hosts, instances), trends=trends), h.allow_all)
-        self.assertEqual(['old'], [m.instance for m in plan(known).moves])
-        # Without every instance's history, the host's own average.
-        for partial in ({}, {'arrived': (6.4, None)}):
-            result = plan(partial)
-            self.assertEqual((), result.moves)
-            self.assertIn('cost-benefit', result.notes[0])
-
-    def test_instances_away_from_their_level_shift_the_host(self):
-        # 'hot' is at 90 % and its own average says it stays; its
-        # instance, 2 cores now, usually runs 0.5: the host is expected
-        # back at 75 %, under its threshold, so a move buys less.
-        hosts = [h.host('hot', 90.0, counter=1, cpu_expected=90.0),
-                 h.host('cool', 20.0, cpu_expected=20.0)]
-        instances = [h.instance('i1', 'hot', 2.0)]
-
-        def relief(trends):
-            [move] = planner.plan(dataclasses.replace(
-                h.snapshot(hosts, instances), trends=trends),
-                h.allow_all).moves
-            return move.expected['relief']
-        self.assertLess(relief({'i1': (0.5, 0.1)}), relief({}) / 3)
-
     def test_the_next_instance_is_tried_when_one_does_not_pay(self):
         # Both cure the host and the swinging one ranks first (as level,
         # less RAM), but into 'near' its swing costs more than it
