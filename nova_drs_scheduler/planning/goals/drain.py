@@ -76,7 +76,10 @@ def _drain_option(work, source, instance, found):
     cfg, pool = work.config, work.pool(source)
     per_host = cfg.drain_destination_concurrency
     rules = collections.Counter(r.rule for r in found.rejected)
-    weights = free_weights(found, capacity.taken(work.view.planned))
+    # A standby's drain follows the placement the power planner checked
+    # it by (the least loaded host in CPU), or its check would not hold.
+    weights = {} if source.power == model.ENTERING else free_weights(
+        found, capacity.taken(work.view.planned))
     preferred = fallback = None
     for name in sorted(found.allowed):
         host = work.hosts.get(name)

@@ -687,6 +687,15 @@ class BalancedDrainRoomTest(testtools.TestCase):
                            {'a': 6000, 'b': 9000, 'c': 3000})
         self.assertEqual(['b'], [m.destination for m in result.moves])
 
+    def test_a_standby_drain_follows_the_power_planners_placement(self):
+        # Entering standby: the least loaded host in CPU, as the power
+        # planner's check placed it, not the emptiest in placement.
+        hosts = [h.host('m', 50.0, draining=True, power=model.ENTERING),
+                 h.host('back', 40.0), h.host('cool', 20.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 0.1)],
+                           {'back': 9000, 'cool': 3000})
+        self.assertEqual(['cool'], [m.destination for m in result.moves])
+
     def test_it_fills_until_another_host_is_as_empty(self):
         hosts = [h.host('m', 50.0, draining=True), h.host('back', 20.0),
                  h.host('full', 20.0)]
