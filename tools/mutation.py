@@ -112,7 +112,8 @@ MODULES = {
         'PlanTest', 'ConfigTest.test_defaults',
         'ConfigTest.test_follows_the_options')],
     'planning/forecast.py': [_PLANNING + 'test_forecast'],
-    'planning/benefit.py': [_PLANNING + 'test_benefit'],
+    'planning/benefit.py': [_PLANNING + 'test_benefit',
+                            _PLANNING + 'test_starved'],
     'planning/relief.py': [_PLANNING + 'test_relief',
                             _LIVE + 'test_relief_check'],
     'planning/recent_moves.py': [
