@@ -3,6 +3,8 @@
 Hosts have 10 vCPUs (``tests.snapshots``): 0.8 cores are 8 points.
 """
 
+import dataclasses
+
 import testtools
 
 from nova_drs_scheduler.planning import benefit
@@ -95,6 +97,15 @@ class StarvedInsideTheMarginTest(testtools.TestCase):
 
 class HarmTest(testtools.TestCase):
     """Demand over 100 % weighs far more than demand over the threshold."""
+
+    def test_ten_times_as_the_docs_say(self):
+        self.assertEqual(10.0, benefit.UNSERVED_WEIGHT)
+
+    def test_loads_and_estimates_are_values(self):
+        for value, field in ((benefit.Load(1.0, 1.0), 'current'),
+                             (benefit.Estimate(1.0, 0.5, 0.1), 'relief')):
+            self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                              value, field, 2.0)
 
     def test_points_over_100_weigh_more(self):
         self.assertEqual(10.0, benefit.harm(90.0, 0.0, 80.0))
