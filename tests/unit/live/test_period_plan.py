@@ -114,3 +114,34 @@ class PlanTest(test_rebalancer.PeriodTestCase):
             self.patched[name].assert_not_called()
         self.store.transition.assert_not_called()
         self.assertEqual([], result[3])
+
+    def test_hosts_entering_standby_drain_beside_those_in_maintenance(self):
+        period_plan.plan(self.period.reader, mock.sentinel.context,
+                         mock.sentinel.config, {}, mock.sentinel.windows,
+                         True, {'h1', 'h2'},
+                         {'h2': {'state': model.ENTERING},
+                          'h3': {'state': model.ENTERING},
+                          'h4': {'state': model.STANDBY}})
+        self.assertEqual(
+            {'h1', 'h2', 'h3'},
+            self.period.reader.read.call_args.kwargs['draining'])
+
+    def test_only_the_whole_pipeline_reads_all_and_approves(self):
+        # Goals compared by value: a pipeline equal to the planner's, built
+        # apart, is the whole one; any other goal set is not.
+        whole = tuple(list(planner.GOALS))
+        for goals, expected in ((whole, True), ((model.LEVEL,), False),
+                                ((model.DRAIN,), False)):
+            for acting in (False, True):
+                self.period.reader.read.reset_mock()
+                self.patched['approved'].reset_mock()
+                period_plan.plan(self.period.reader, mock.sentinel.context,
+                                 mock.sentinel.config, {},
+                                 mock.sentinel.windows, acting, set(), {},
+                                 goals=goals)
+                self.assertEqual(
+                    expected and not acting,
+                    self.period.reader.read.call_args.kwargs[
+                        'all_instances'])
+                self.assertEqual(expected and acting,
+                                 self.patched['approved'].called)

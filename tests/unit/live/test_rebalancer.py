@@ -4,6 +4,7 @@ drain's flow between periods, a dry run and the database prepared at
 start.  Nova and the DRS database are stand-ins here;
 tests/functional/rebalance runs the whole period."""
 
+import dataclasses
 import itertools
 import logging
 from unittest import mock
@@ -235,6 +236,15 @@ class LeadTest(PeriodTestCase):
              mock.call(rec['id'], self.planned[0], 'cell-i1')],
             self.period.outcomes.executor.start.call_args_list)
         self.period.telemetry.moves.assert_any_call('planned', 2)
+
+    def test_a_drain_starts_at_any_level_a_leveling_move_waits(self):
+        # h2 is manual.  The goal as read back: equal, not identical.
+        drain = ''.join(['dra', 'in'])
+        for goal, status in ((drain, 'started'),
+                             (model.LEVEL, 'recommended')):
+            self.planned = [dataclasses.replace(move('i2', 'h2'), goal=goal)]
+            self.assertEqual(status,
+                             self.outcomes(self.lead())['i2']['status'])
 
     def test_a_level_not_given_is_the_option(self):
         self.levels.clear()
