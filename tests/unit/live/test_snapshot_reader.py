@@ -209,3 +209,38 @@ class UnmeasuredTest(testtools.TestCase):
 def host(name):
     return model.HostSnapshot(name=name, vcpus=10, memory_mb=8192,
                               cpu_percent=90, ram_percent=None, counter=1)
+
+
+class MaintenanceSnapshotTest(test_rebalancer.PeriodTestCase):
+    """``nova-drs maintenance plan``'s snapshot: a dry run's, with the
+    hosts asked for drained beside those in maintenance and entering
+    standby."""
+
+    def test_the_hosts_asked_for_drain_beside_the_others(self):
+        reader = self.period.reader
+        # 'twice': in maintenance and asked for; 'm1': in maintenance and
+        # entering standby (a state the CLI's plan reads as stored).
+        reader.store.maintenance_hosts.return_value = ['m1', 'twice']
+        reader.store.power_hosts.return_value = {
+            'e1': {'state': model.ENTERING}, 'm1': {
+                'state': model.ENTERING}, 's1': {'state': model.STANDBY}}
+        snapshot = model.Snapshot(
+            hosts={}, instances=(), config=model.PlannerConfig())
+        reader.read = mock.Mock(return_value=(
+            snapshot, mock.sentinel.cloud, {}, frozenset()))
+        reader.windows = mock.Mock(return_value=mock.sentinel.windows)
+        reader.candidates = mock.Mock(return_value=mock.sentinel.cands)
+        found, cands = reader.maintenance_snapshot(
+            mock.sentinel.context, ['asked', 'twice'])
+        self.assertIs(mock.sentinel.cands, cands)
+        reader.candidates.assert_called_once_with(mock.sentinel.context,
+                                                  mock.sentinel.cloud)
+        self.assertEqual(snapshot, found)
+        call = reader.read.call_args
+        self.assertEqual((mock.sentinel.context, mock.sentinel.windows),
+                         (call.args[0], call.args[2]))
+        self.assertEqual(
+            {'all_instances': False,
+             'draining': {'m1', 'twice', 'asked', 'e1'},
+             'power_rows': reader.store.power_hosts.return_value},
+            call.kwargs)
