@@ -17,7 +17,6 @@ from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
 from nova_drs_scheduler.rebalance import snapshot_reader
-from nova_drs_scheduler.rebalance import standby
 
 CONF = conf.CONF
 
@@ -50,7 +49,7 @@ def plan(reader: snapshot_reader.SnapshotReader, context,
     snapshot, cloud, levels, late = reader.read(
         context, config, windows,
         all_instances=not acting and goals == planner.GOALS,
-        draining=draining | standby.entering(power_rows),
+        draining=draining,
         power_rows=power_rows)
     cands = reader.candidates(context, cloud)
     approved = []

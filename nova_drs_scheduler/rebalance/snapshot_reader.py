@@ -73,9 +73,12 @@ class SnapshotReader:
              ) -> tuple[model.Snapshot, live.Cloud, dict, frozenset]:
         """The period's snapshot, from hosts to the instances worth it.
 
-        Returns ``(snapshot, cloud, automation levels, hosts whose
-        instances were not measured in time)``.
+        ``draining``: the hosts in maintenance; those entering standby
+        (``power_rows``) drain too.  Returns ``(snapshot, cloud,
+        automation levels, hosts whose instances were not measured in
+        time)``.
         """
+        draining = set(draining) | standby.entering(power_rows or {})
         drs = CONF.drs
         cooldown = from_conf.instance_cooldown(CONF)
         horizon = max(cooldown, drs.quarantine_time,
@@ -163,12 +166,10 @@ class SnapshotReader:
         run's period is, from the stored windows.
         """
         config = from_conf.planner_config(CONF)
-        power_rows = self.store.power_hosts()
-        draining = set(self.store.maintenance_hosts()) | set(hosts)
         snapshot, cloud, _, late = self.read(
             context, config, self.windows(), all_instances=False,
-            draining=draining | standby.entering(power_rows),
-            power_rows=power_rows)
+            draining=set(self.store.maintenance_hosts()) | set(hosts),
+            power_rows=self.store.power_hosts())
         return unmeasured(snapshot, late), self.candidates(context, cloud)
 
 

@@ -155,8 +155,10 @@ def free_weights(found: model.Candidates, took) -> dict:
             return {}
         taken = took.get(name, {})
         free[name] = [room[rc] - taken.get(rc, 0) for rc in WEIGHED]
+    if not free:
+        return {}
     weights = dict.fromkeys(free, 0.0)
-    for column in range(len(WEIGHED)) if free else ():
+    for column in range(len(WEIGHED)):
         values = [v[column] for v in free.values()]
         low, high = min(values), max(values)
         if high > low:

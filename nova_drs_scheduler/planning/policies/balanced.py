@@ -134,7 +134,8 @@ class BalancedPolicy(base.Policy):
         # other: the host just back from its own maintenance is the
         # emptiest in placement while the drain's own arrivals show on it
         # as spread and as CPU, and ranked by those the rest went to
-        # hosts still to be drained, to move again (doc/benchmarks.md).
+        # hosts still to be drained, to move again
+        # (doc/benchmarks-maintenance.md).
         rule, _ = self.destination(host, cpu, ram, config)
         if rule:
             return rule, 0.0

@@ -115,16 +115,15 @@ class PlanTest(test_rebalancer.PeriodTestCase):
         self.store.transition.assert_not_called()
         self.assertEqual([], result[3])
 
-    def test_hosts_entering_standby_drain_beside_those_in_maintenance(self):
+    def test_the_hosts_in_maintenance_and_power_states_passed_on(self):
+        rows = {'h2': {'state': model.ENTERING}}
         period_plan.plan(self.period.reader, mock.sentinel.context,
                          mock.sentinel.config, {}, mock.sentinel.windows,
-                         True, {'h1', 'h2'},
-                         {'h2': {'state': model.ENTERING},
-                          'h3': {'state': model.ENTERING},
-                          'h4': {'state': model.STANDBY}})
+                         True, {'h1'}, rows)
         self.assertEqual(
-            {'h1', 'h2', 'h3'},
-            self.period.reader.read.call_args.kwargs['draining'])
+            ({'h1'}, rows),
+            (self.period.reader.read.call_args.kwargs['draining'],
+             self.period.reader.read.call_args.kwargs['power_rows']))
 
     def test_only_the_whole_pipeline_reads_all_and_approves(self):
         # Goals compared by value: a pipeline equal to the planner's, built

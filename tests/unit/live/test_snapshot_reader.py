@@ -118,6 +118,18 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
             model.HostSnapshot(names[id(status)], 10, 1024, 50.0,
                                None))).mock
 
+    def test_hosts_entering_standby_drain_beside_those_in_maintenance(self):
+        # h1 in maintenance and entering standby, h2 entering, h3 standby.
+        self.host_snapshots()
+        self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False,
+            draining={'h1'}, power_rows={
+                'h1': {'state': model.ENTERING},
+                'h2': {'state': model.ENTERING},
+                'h3': {'state': model.STANDBY}})
+        self.assertEqual({'h1', 'h2'}, self.build.call_args.args[8])
+        self.windows.restart.assert_called_once_with({'h1', 'h2'})
+
     def test_leveling_sources_judged_with_the_power_states(self):
         # A pool with a host in standby levels (doc/power.md): leveling
         # sees the stored power states.
@@ -218,8 +230,8 @@ class MaintenanceSnapshotTest(test_rebalancer.PeriodTestCase):
 
     def test_the_hosts_asked_for_drain_beside_the_others(self):
         reader = self.period.reader
-        # 'twice': in maintenance and asked for; 'm1': in maintenance and
-        # entering standby (a state the CLI's plan reads as stored).
+        # 'twice': in maintenance and asked for; the power rows go as
+        # stored (``read`` drains those entering standby too).
         reader.store.maintenance_hosts.return_value = ['m1', 'twice']
         reader.store.power_hosts.return_value = {
             'e1': {'state': model.ENTERING}, 'm1': {
@@ -241,6 +253,6 @@ class MaintenanceSnapshotTest(test_rebalancer.PeriodTestCase):
                          (call.args[0], call.args[2]))
         self.assertEqual(
             {'all_instances': False,
-             'draining': {'m1', 'twice', 'asked', 'e1'},
+             'draining': {'m1', 'twice', 'asked'},
              'power_rows': reader.store.power_hosts.return_value},
             call.kwargs)
