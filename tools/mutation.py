@@ -140,6 +140,7 @@ MODULES = {
                                  _LIVE + 'test_rebalancer'],
     'rebalance/starting.py': [_LIVE + 'test_rebalancer',
                               _LIVE + 'test_starting'],
+    'rebalance/maintenance.py': [_LIVE + 'test_maintenance'],
     'rebalance/outcomes.py': [_LIVE + 'test_outcomes',
                               _LIVE + 'test_rebalancer'],
     'rebalance/relief_check.py': [_LIVE + 'test_relief_check'],

@@ -1,0 +1,68 @@
+"""What the leader stores and logs of each drain in maintenance."""
+
+import logging
+from unittest import mock
+
+import fixtures
+import testtools
+
+from nova_drs_scheduler.planning import drain
+from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.rebalance import live
+from nova_drs_scheduler.rebalance import maintenance
+
+
+class ReportDrainsTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.log = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        self.store = mock.Mock()
+        self.telemetry = mock.Mock()
+        self.cloud = live.Cloud(
+            hosts={}, instances={'i1': mock.Mock(display_name='web'),
+                                 'i2': mock.Mock(display_name=None)},
+            migrations=[])
+
+    def report(self, drains, maintenance_rows):
+        plan = mock.Mock(drains=drains)
+        maintenance.report_drains(self.store, self.telemetry, {'id': 'r1'},
+                                  plan, self.cloud, maintenance_rows)
+
+    def test_each_drain_in_maintenance_stored_and_its_changes_logged(self):
+        blocked = model.Drain('m2', 1, blockers=(
+            model.Rejection('i2', 'blocked', 'opted out'),))
+        self.report(
+            [model.Drain('m1', 2, planned=('i1',)), blocked,
+             model.Drain('m3', 0), model.Drain('e1', 3, planned=('i9',))],
+            {'m1': {'state': drain.DRAINING}, 'm2': {'state': drain.DRAINING},
+             'm3': {'state': drain.DRAINING}})
+        # e1 is entering standby: not maintenance's to report.
+        self.assertEqual(
+            [mock.call('m1', drain.DRAINING, {
+                'instances': 2, 'planned': ['i1'], 'waiting': [],
+                'blockers': [], 'record': 'r1'}),
+             mock.call('m2', drain.BLOCKED, {
+                 'instances': 1, 'planned': [], 'waiting': [],
+                 'blockers': [{'instance': 'i2', 'name': '',
+                               'rule': 'blocked', 'reason': 'opted out'}],
+                 'record': 'r1'}),
+             mock.call('m3', drain.DRAINED, mock.ANY)],
+            self.store.report_maintenance.call_args_list)
+        # A state unchanged is not logged again; a blocked one warns.
+        self.assertNotIn('host m1', self.log.output)
+        self.assertIn('DRS maintenance: drain of m2 is blocked: i2: opted '
+                      'out', self.log.output)
+        self.assertIn('DRS maintenance: host m3 is drained (0 instance(s) '
+                      'left)', self.log.output)
+        self.telemetry.maintenance.assert_called_once_with(
+            self.store.maintenance.return_value)
+
+    def test_a_blocker_without_detail_shows_its_rule(self):
+        self.report([model.Drain('m1', 1, blockers=(
+            model.Rejection('i1', 'no-destination'),))],
+            {'m1': {'state': drain.DRAINING}})
+        self.assertIn('drain of m1 is blocked: i1: no-destination',
+                      self.log.output)
+        self.assertEqual('web', self.store.report_maintenance.call_args.args[
+            2]['blockers'][0]['name'])
