@@ -32,11 +32,15 @@ class ReportDrainsTest(testtools.TestCase):
     def test_each_drain_in_maintenance_stored_and_its_changes_logged(self):
         blocked = model.Drain('m2', 1, blockers=(
             model.Rejection('i2', 'blocked', 'opted out'),))
+        # The states as the database gives them: equal, not identical.
+        draining = ''.join(['drain', 'ing'])
         self.report(
-            [model.Drain('m1', 2, planned=('i1',)), blocked,
-             model.Drain('m3', 0), model.Drain('e1', 3, planned=('i9',))],
-            {'m1': {'state': drain.DRAINING}, 'm2': {'state': drain.DRAINING},
-             'm3': {'state': drain.DRAINING}})
+            [model.Drain('e1', 3, planned=('i9',)),
+             model.Drain('m1', 2, planned=('i1',)), blocked,
+             model.Drain('m3', 0), model.Drain('m4', 1, planned=('i3',))],
+            {'m1': {'state': draining}, 'm2': {'state': draining},
+             'm3': {'state': draining},
+             'm4': {'state': ''.join(['block', 'ed'])}})
         # e1 is entering standby: not maintenance's to report.
         self.assertEqual(
             [mock.call('m1', drain.DRAINING, {
@@ -47,13 +51,16 @@ class ReportDrainsTest(testtools.TestCase):
                  'blockers': [{'instance': 'i2', 'name': '',
                                'rule': 'blocked', 'reason': 'opted out'}],
                  'record': 'r1'}),
-             mock.call('m3', drain.DRAINED, mock.ANY)],
+             mock.call('m3', drain.DRAINED, mock.ANY),
+             mock.call('m4', drain.DRAINING, mock.ANY)],
             self.store.report_maintenance.call_args_list)
         # A state unchanged is not logged again; a blocked one warns.
         self.assertNotIn('host m1', self.log.output)
         self.assertIn('DRS maintenance: drain of m2 is blocked: i2: opted '
                       'out', self.log.output)
         self.assertIn('DRS maintenance: host m3 is drained (0 instance(s) '
+                      'left)', self.log.output)
+        self.assertIn('DRS maintenance: host m4 is draining (1 instance(s) '
                       'left)', self.log.output)
         self.telemetry.maintenance.assert_called_once_with(
             self.store.maintenance.return_value)

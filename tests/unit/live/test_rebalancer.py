@@ -80,6 +80,28 @@ class RunTest(PeriodTestCase):
         self.period._lead.assert_not_called()
         self.aggregates.assert_called_once_with(mock.sentinel.context)
 
+    def test_maintenance_standby_or_power_management_run_it_while_off(self):
+        self.config(automation='off', group='drs')
+        # As read from nova.conf: equal to the literal, not identical.
+        for in_maintenance, power, level, skipped in (
+                ([], {}, ''.join(['of', 'f']), 'automation is off'),
+                (['m1'], {}, 'off', None),
+                ([], {'s1': {'state': model.STANDBY}}, 'off', None),
+                ([], {}, 'manual', None)):
+            self.config(power_management=level, group='drs')
+            self.store.maintenance_hosts.return_value = in_maintenance
+            self.store.power_hosts.return_value = power
+            self.assertEqual(skipped,
+                             self.period.run(None)['skipped'])
+
+    def test_an_unreadable_drs_database_leaves_it_off(self):
+        self.config(automation='off', group='drs')
+        self.store.maintenance_hosts.side_effect = db_exc.DBError('gone')
+        self.assertEqual('automation is off',
+                         self.period.run(None)['skipped'])
+        self.assertIn('DRS cannot read the DRS database: gone',
+                      self.log.output)
+
     def test_an_aggregate_turns_it_on_while_automation_is_off(self):
         self.config(automation='off', group='drs')
         self.aggregates.return_value = [objects.Aggregate(
