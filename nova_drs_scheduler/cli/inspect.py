@@ -33,8 +33,10 @@ def add_parsers(subparsers, parents) -> dict:
                    'migrations in flight per host; servers not movable '
                    'now (cooldown, quarantine, opt-out) and why; '
                    'servers a DRS move left in ERROR; each host\'s power '
-                   'state and why, and each pool\'s power management '
-                   'verdict.'),
+                   'state and why, each pool\'s power management '
+                   'verdict, its hosts on against those needed now and '
+                   'at the forecast, and the host-hours (and kWh) its '
+                   'standby hosts saved.'),
     }
     handlers = {'plan': plan, 'explain': explain, 'status': status}
     parsers = {}
@@ -81,8 +83,16 @@ def _level_table(level: dict):
             ['option', 'value', 'from'], rows)
 
 
+def _hosts_needed(pool: dict, needed: int | None) -> str:
+    """Hosts needed plus the reserve, as the wake rule keeps them on."""
+    if needed is None:
+        return '-'
+    return str(needed + pool.get('reserve_hosts', 0))
+
+
 def _power_tables(record: dict) -> list:
-    """Each host's power state and why; each pool's verdict."""
+    """Each host's power state and why; each pool's verdict; each pool's
+    hosts on against those it needs, and what its standbys saved."""
     found = record.get('power') or {}
     rows = found.get('hosts') or {}
     pools = found.get('pools') or []
@@ -107,6 +117,15 @@ def _power_tables(record: dict) -> list:
            '-'.join(f'{b:g}' for b in p['band']), len(p['on']),
            len(p['standby']), len(p['waking']), len(p['entering']),
            p['counter'], p['reason']] for p in pools]),
+        ('Hosts and energy by pool',
+         ['pool', 'on', 'needed now\n(+ reserve)',
+          'needed at forecast\n(+ reserve)', 'standby\nhost-hours',
+          'saved kWh'],
+         [[p.get('pool') or '-', len(p['on']),
+           _hosts_needed(p, p.get('needed_now')),
+           _hosts_needed(p, p.get('needed')),
+           output.number(p.get('standby_host_hours')),
+           output.number(p.get('saved_kwh'))] for p in pools]),
     ]
 
 

@@ -100,6 +100,24 @@ OPTS = [
              'wakes hosts earlier and puts fewer in standby (safer, less '
              'saved). 0 trusts the forecast as is. doc/power.md says '
              'how the forecast was judged.'),
+    cfg.FloatOpt(
+        'power_idle_watts',
+        min=0.0,
+        help='Watts an idle host draws while on: with '
+             '``power_standby_watts``, the watts model ``nova-drs status`` '
+             'turns the host-hours spent in standby into kWh saved, '
+             '(idle - standby) watts per host-hour. An idle host is what '
+             'standby replaces: its instances moved to hosts already on. '
+             'Unset (the default), status shows host-hours only. Read it '
+             'off a host\'s BMC or PDU, or its SPECpower result at 0 % '
+             'load.'),
+    cfg.FloatOpt(
+        'power_standby_watts',
+        min=0.0,
+        help='Watts a host in standby still draws (its BMC and fans, '
+             'powered off but plugged in), below ``power_idle_watts``; set '
+             'both or neither. Unset (the default), status shows '
+             'host-hours only.'),
 ]
 
 
@@ -108,10 +126,33 @@ def list_opts():
 
 
 def check(conf) -> str | None:
-    """The band must be a band."""
+    """The band must be a band; the watts model needs both its figures,
+    and a standby that saves something."""
     drs = conf.drs
     if drs.power_band_low >= drs.power_band_high:
         return (f'Invalid value for option [drs] power_band_low: '
                 f'{drs.power_band_low:g} must be below [drs] '
                 f'power_band_high ({drs.power_band_high:g}).')
+    idle, standby = drs.power_idle_watts, drs.power_standby_watts
+    if (idle is None) != (standby is None):
+        given, missing = (('power_idle_watts', 'power_standby_watts')
+                          if standby is None else
+                          ('power_standby_watts', 'power_idle_watts'))
+        return (f'Invalid value for option [drs] {missing}: unset, while '
+                f'[drs] {given} is set; set both (the watts model) or '
+                f'neither.')
+    if idle is not None and standby >= idle:
+        return (f'Invalid value for option [drs] power_standby_watts: '
+                f'{standby:g} must be below [drs] power_idle_watts '
+                f'({idle:g}).')
     return None
+
+
+def saved_kwh(conf, host_hours: float) -> float | None:
+    """The energy ``host_hours`` in standby saved, in kWh, by the watts
+    model of ``[drs]``; None without one."""
+    drs = conf.drs
+    if drs.power_idle_watts is None or drs.power_standby_watts is None:
+        return None
+    return host_hours * (drs.power_idle_watts
+                         - drs.power_standby_watts) / 1000.0

@@ -1,6 +1,7 @@
 """The DRS database's rows of power management (``drs_power``,
-``drs_power_requests`` and power recommendations), mixed into
-:class:`~.store.Store`: one short transaction per method, like the rest.
+``drs_power_saved``, ``drs_power_requests`` and power recommendations),
+mixed into :class:`~.store.Store`: one short transaction per method, like
+the rest.
 """
 
 import json
@@ -9,6 +10,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 
+from nova_drs_scheduler import power_states
 from nova_drs_scheduler.db import states
 from nova_drs_scheduler.db import tables
 
@@ -16,6 +18,25 @@ from nova_drs_scheduler.db import tables
 def _row(row) -> dict:
     return dict(row, detail=json.loads(row['detail'])
                 if row['detail'] else {})
+
+
+def _bank(conn, found, now) -> None:
+    """Add the time ``found`` (a ``drs_power`` row leaving its state) spent
+    in standby to its host's banked seconds, in the caller's transaction:
+    the row that held its start is about to change or go."""
+    if found is None or found['state'] != power_states.STANDBY:
+        return
+    seconds = max(0.0, (now - found['requested_at']).total_seconds())
+    saved = tables.power_saved
+    banked = conn.execute(sa.select(saved.c.standby_seconds).where(
+        saved.c.host == found['host'])).scalar()
+    values = {'pool': found['pool'], 'updated_at': now,
+              'standby_seconds': (banked or 0.0) + seconds}
+    if banked is None:
+        conn.execute(saved.insert().values(host=found['host'], **values))
+    else:
+        conn.execute(saved.update().where(
+            saved.c.host == found['host']).values(**values))
 
 
 class PowerRows:
@@ -27,6 +48,24 @@ class PowerRows:
         with self._read() as conn:
             found = conn.execute(sa.select(rows)).mappings().all()
         return {row['host']: _row(row) for row in found}
+
+    def standby_seconds(self) -> dict[str | None, float]:
+        """``{pool: host-seconds}`` spent in standby so far: the time
+        banked as hosts left standby, plus the time of the hosts in standby
+        now."""
+        saved, rows = tables.power_saved, tables.power
+        now = timeutils.utcnow()
+        found = {}
+        with self._read() as conn:
+            for pool, seconds in conn.execute(sa.select(
+                    saved.c.pool, saved.c.standby_seconds)):
+                found[pool] = found.get(pool, 0.0) + seconds
+            for pool, since in conn.execute(sa.select(
+                    rows.c.pool, rows.c.requested_at).where(
+                    rows.c.state == power_states.STANDBY)):
+                found[pool] = found.get(pool, 0.0) + max(
+                    0.0, (now - since).total_seconds())
+        return found
 
     def set_power(self, host: str, state: str, pool: str | None = None,
                   reason: str | None = None,
@@ -55,6 +94,7 @@ class PowerRows:
             values = {'state': state, 'updated_at': now}
             if found is None or found['state'] != state:
                 values['requested_at'] = now
+                _bank(conn, found, now)
             for key, value in (('pool', pool), ('reason', reason),
                                ('disabled_by_drs', disabled_by_drs)):
                 if value is not None:
@@ -77,6 +117,7 @@ class PowerRows:
         with self._write() as conn:
             found = conn.execute(sa.select(rows).where(
                 rows.c.host == host)).mappings().first()
+            _bank(conn, found, timeutils.utcnow())
             conn.execute(rows.delete().where(rows.c.host == host))
         return _row(found) if found is not None else None
 

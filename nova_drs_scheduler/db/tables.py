@@ -138,3 +138,16 @@ power_requests = sa.Table(
     sa.Column('reason', sa.Text, nullable=False),
     sa.Column('created_at', sa.DateTime, nullable=False),
 )
+
+#: Seconds each host has spent in standby (powered off by power
+#: management), banked each time it leaves standby: a ``drs_power`` row is
+#: deleted once its host is back, so the time would be lost with it.
+power_saved = sa.Table(
+    'drs_power_saved', metadata,
+    sa.Column('host', sa.String(255), primary_key=True),
+    #: The pool of its last standby, where the time counts (NULL: the one
+    #: pool of global mode).
+    sa.Column('pool', sa.String(255)),
+    sa.Column('standby_seconds', sa.Float, nullable=False),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+)

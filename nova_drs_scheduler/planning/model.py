@@ -19,6 +19,8 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 
+from nova_drs_scheduler import power_states
+
 #: How an instance moves (``InstanceSnapshot.migration``, ``Move.migration``).
 LIVE, COLD = 'live', 'cold'
 #: Why a move is made (``Move.goal``).
@@ -27,7 +29,8 @@ BALANCE, LEVEL, DRAIN = 'balance', 'level', 'drain'
 #: entering standby (service disabled by nova-drs, drained like a host in
 #: maintenance); in standby (powered off); waking (power-on sent, waiting
 #: for its nova-compute to report up).
-ON, ENTERING, STANDBY, WAKING = 'on', 'entering', 'standby', 'waking'
+ON, ENTERING, STANDBY, WAKING = (power_states.ON, power_states.ENTERING,
+                                 power_states.STANDBY, power_states.WAKING)
 #: Automation and power management levels, most cautious first
 #: (aggregates' ``drs_automation``, ``HostSnapshot.power_level``).
 LEVELS = ('off', 'manual', 'automatic')

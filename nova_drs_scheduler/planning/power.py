@@ -149,6 +149,9 @@ class PoolPower:
     #: Hosts the forecast needs under the band's top and their ceilings
     #: (without reserve).
     needed: int | None = None
+    #: The same for the demand now, without the forecast: what the
+    #: forecast adds shows beside it (``nova-drs status``).
+    needed_now: int | None = None
     reason: str = ''
 
 
@@ -368,6 +371,12 @@ class _PoolPlan:
         self.growth = self.upper / pool.demand if pool.demand else 1.0
 
     def verdict(self, reason, needed=None):
+        needed_now = None
+        if needed is not None:
+            needed_now = _needed(self.pool.demand, self.pool.memory,
+                                 self.taking + self.waking,
+                                 self.config.band_high,
+                                 self.snapshot.config.margin)
         return PoolPower(
             pool=self.pool.key, level=self.level,
             utilization=self.utilization,
@@ -378,7 +387,8 @@ class _PoolPlan:
             standby=tuple(h.name for h in self.standby),
             waking=tuple(h.name for h in self.waking),
             entering=tuple(h.name for h in self.entering),
-            counter=self.counter, needed=needed, reason=reason)
+            counter=self.counter, needed=needed, needed_now=needed_now,
+            reason=reason)
 
     def action(self, kind, host, reason, **extra):
         return PowerAction(kind, host.name, self.pool.key, reason,

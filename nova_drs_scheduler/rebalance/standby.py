@@ -26,6 +26,7 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
+from nova_drs_scheduler.conf import power as power_conf
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.planning import drain
 from nova_drs_scheduler.planning import model
@@ -179,12 +180,21 @@ class PowerPeriod:
 
     def preview(self, rec: dict, snapshot: model.Snapshot, candidates,
                 rows: Mapping[str, dict]) -> None:
-        """The power plan of a dry run, into ``rec``; nothing changes."""
+        """The power plan of a dry run, into ``rec``, each pool with what
+        its standby hosts saved so far; nothing changes."""
         if not _in_use(snapshot, rows):
             return
+        cfg = self.config()
         found = power.plan(snapshot, candidates, self.forecasts,
-                           self.counters, self.config())
+                           self.counters, cfg)
         rec['power'] = dict(found.to_dict(), hosts=_shown(rows))
+        seconds = self.store.standby_seconds()
+        for pool in rec['power']['pools']:
+            hours = seconds.get(pool['pool'], 0.0) / 3600.0
+            kwh = power_conf.saved_kwh(CONF, hours)
+            pool.update(reserve_hosts=cfg.reserve_hosts,
+                        standby_host_hours=round(hours, 3),
+                        saved_kwh=None if kwh is None else round(kwh, 3))
 
     def run(self, rec: dict, period, rows: Mapping[str, dict],
             maintenance) -> None:

@@ -171,6 +171,24 @@ class TablesTest(testtools.TestCase):
         _title, _headers, rows = inspect._hosts_table(record)
         self.assertEqual(['host2', 'host10'], [row[0] for row in rows])
 
+    def test_hosts_needed_with_the_reserve_and_energy_saved_by_pool(self):
+        pool = {'pool': None, 'level': 'automatic', 'band': [45.0, 81.0],
+                'on': ['h1', 'h2'], 'standby': ['h3'], 'waking': [],
+                'entering': [], 'counter': 0, 'reason': 'quiet',
+                'reserve_hosts': 1}
+        record = {'power': {'pools': [
+            dict(pool, needed_now=1, needed=2, standby_host_hours=2.04,
+                 saved_kwh=0.367),
+            dict(pool, pool='agg2', level='off', needed_now=None,
+                 needed=None, standby_host_hours=0.0, saved_kwh=None)]}}
+        title, headers, rows = inspect._power_tables(record)[-1]
+        self.assertEqual('Hosts and energy by pool', title)
+        self.assertEqual(['pool', 'on', 'needed now\n(+ reserve)',
+                          'needed at forecast\n(+ reserve)',
+                          'standby\nhost-hours', 'saved kWh'], headers)
+        self.assertEqual([['-', 2, '2', '3', '2.0', '0.4'],
+                          ['agg2', 2, '-', '-', '0.0', '-']], rows)
+
     def test_server_name_beside_its_short_uuid(self):
         uuid = '3f0c2a1b-0000-4000-8000-000000000001'
         self.assertEqual('3f0c2a1b web-1',

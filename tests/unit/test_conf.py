@@ -5,6 +5,7 @@ from nova import test
 from oslo_config import cfg
 
 from nova_drs_scheduler import conf
+from nova_drs_scheduler.conf import power as power_conf
 from nova_drs_scheduler.filters import utilization as util_filter
 from nova_drs_scheduler.weighers import utilization as util_weigher
 from tests import tempfiles
@@ -72,3 +73,37 @@ class RegisterTest(test.NoDBTestCase):
         first.set_override('rebalance_interval', 30, group='drs')
         self.assertEqual(30, first.drs.rebalance_interval)
         self.assertEqual(60, second.drs.rebalance_interval)
+
+
+class WattsModelTest(ValidateTest):
+    """``[drs] power_idle_watts`` and ``power_standby_watts``: both or
+    neither, a standby that draws less than idle, never negative."""
+
+    def test_unset_is_valid_and_gives_no_kwh(self):
+        parsed = self._conf_from_file('[drs]\n')
+        conf.validate(parsed)
+        self.assertIsNone(power_conf.saved_kwh(parsed, 10.0))
+
+    def test_kwh_saved_per_host_hour(self):
+        parsed = self._conf_from_file(
+            '[drs]\npower_idle_watts = 180\npower_standby_watts = 12.5\n')
+        conf.validate(parsed)
+        self.assertAlmostEqual(2 * 0.1675, power_conf.saved_kwh(parsed, 2.0))
+        self.assertEqual(0.0, power_conf.saved_kwh(parsed, 0.0))
+
+    def test_bad_values_name_the_option(self):
+        for text, named in (
+                ('power_idle_watts = 180\n', 'power_standby_watts'),
+                ('power_standby_watts = 10\n', 'power_idle_watts'),
+                ('power_idle_watts = 100\npower_standby_watts = 100\n',
+                 'power_standby_watts'),
+                ('power_idle_watts = -1\npower_standby_watts = 0\n',
+                 'power_idle_watts'),
+                ('power_idle_watts = 100\npower_standby_watts = nan\n',
+                 'power_standby_watts'),
+                ('power_idle_watts = lots\npower_standby_watts = 0\n',
+                 'power_idle_watts')):
+            parsed = self._conf_from_file('[drs]\n' + text)
+            error = self.assertRaises(conf.ConfigError, conf.validate,
+                                      parsed)
+            self.assertIn(f'[drs] {named}', str(error))

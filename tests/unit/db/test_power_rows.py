@@ -1,5 +1,6 @@
-"""Power management's rows in the DRS database: host states, wake
-requests, power recommendations, and revision 0005 over older rows."""
+"""Power management's rows in the DRS database: host states, the time
+banked in standby, wake requests, power recommendations, and revisions
+0005 and 0006 over older rows."""
 
 import datetime
 from unittest import mock
@@ -164,6 +165,76 @@ class PowerRowsTest(test_store.StoreTestBase):
             for r in self.store.recommendations()])
 
 
+class StandbySecondsTest(test_store.StoreTestBase):
+    """The host-seconds spent in standby survive the row that held their
+    start: banked when a host leaves standby, whichever way."""
+
+    def setUp(self):
+        super().setUp()
+        self.clock = self.useFixture(utils_fixture.TimeFixture(NOW))
+
+    def test_only_the_time_in_standby_counts(self):
+        self.store.set_power('h1', 'entering', 'pool-a')
+        self.clock.advance_time_seconds(600)
+        self.assertEqual({}, self.store.standby_seconds())
+        self.store.set_power('h1', 'standby')
+        self.clock.advance_time_seconds(3600)
+        self.assertEqual({'pool-a': 3600.0}, self.store.standby_seconds())
+        # A wake the driver refused leaves it in standby: still counting.
+        self.store.set_power('h1', 'standby', detail={'error': 'BMC'})
+        self.clock.advance_time_seconds(1800)
+        self.store.set_power('h1', 'waking')
+        self.clock.advance_time_seconds(600)
+        self.assertEqual({'pool-a': 5400.0}, self.store.standby_seconds())
+        self.store.forget_power('h1')
+        self.clock.advance_time_seconds(600)
+        self.assertEqual({'pool-a': 5400.0}, self.store.standby_seconds())
+
+    def test_banked_and_current_add_up_per_pool(self):
+        self.store.set_power('h1', 'standby', 'pool-a')
+        self.store.set_power('h2', 'standby', 'pool-a')
+        self.store.set_power('h3', 'standby')
+        self.clock.advance_time_seconds(3600)
+        self.store.set_power('h1', 'waking')
+        self.store.forget_power('h1')
+        self.clock.advance_time_seconds(3600)
+        # Standby again: its new stretch adds to what it banked.
+        self.store.set_power('h1', 'standby', 'pool-a')
+        self.clock.advance_time_seconds(1800)
+        self.assertEqual({'pool-a': 3600.0 + 1800.0 + 2 * 3600.0 + 1800.0,
+                          None: 2 * 3600.0 + 1800.0},
+                         self.store.standby_seconds())
+
+    def test_a_host_forgotten_in_standby_banks_its_time(self):
+        self.store.set_power('h1', 'standby', 'pool-a')
+        self.clock.advance_time_seconds(900)
+        self.store.forget_power('h1')
+        self.store.set_power('h1', 'entering', 'pool-b')
+        self.clock.advance_time_seconds(900)
+        self.store.set_power('h1', 'standby')
+        self.clock.advance_time_seconds(900)
+        self.store.set_power('h1', 'waking')
+        # Counted where its last standby was.
+        self.assertEqual({'pool-b': 1800.0}, self.store.standby_seconds())
+
+    def test_a_retried_write_banks_once(self):
+        self.store.set_power('h1', 'standby', 'pool-a')
+        self.clock.advance_time_seconds(3600)
+        real = self.store._set_power
+        calls = []
+
+        def racing(*args):
+            calls.append(args)
+            if len(calls) == 1:
+                real('h1', 'waking', None, None, None, None)
+                raise db_exc.DBDuplicateEntry(['host'])
+            return real(*args)
+
+        with mock.patch.object(self.store, '_set_power', racing):
+            self.store.set_power('h1', 'waking')
+        self.assertEqual({'pool-a': 3600.0}, self.store.standby_seconds())
+
+
 class PowerRevisionTest(testtools.TestCase):
 
     def setUp(self):
@@ -176,8 +247,20 @@ class PowerRevisionTest(testtools.TestCase):
             connection.execute(tables.recommendations.insert().values(
                 instance='i1', source='h1', destination='h2', reason='cpu',
                 state='pending', created_at=NOW, updated_at=NOW))
-        self.assertEqual('0005', migration.sync(self.store.engine))
+        self.assertEqual(migration.head(), migration.sync(self.store.engine))
         self.store.check()
         [found] = self.store.recommendations()
         self.assertEqual(('i1', None), (found['instance'], found['action']))
         self.assertEqual({}, self.store.power_hosts())
+
+    def test_upgrade_from_0005_counts_a_host_in_standby_from_its_row(self):
+        with self.store.engine.begin() as connection:
+            command.upgrade(migration._config(connection), '0005')
+            connection.execute(tables.power.insert().values(
+                host='h1', state='standby', pool='pool-a',
+                disabled_by_drs=True, requested_at=NOW, updated_at=NOW))
+        self.assertEqual('0006', migration.sync(self.store.engine))
+        self.store.check()
+        self.useFixture(utils_fixture.TimeFixture(
+            NOW + datetime.timedelta(hours=2)))
+        self.assertEqual({'pool-a': 7200.0}, self.store.standby_seconds())

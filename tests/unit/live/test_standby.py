@@ -635,6 +635,34 @@ class PowerPeriodTest(testtools.TestCase):
         self.assertEqual(set(), self.power.needs_instances(
             self.snapshot(cpu=60.0)))
 
+    def test_preview_shows_each_pools_hosts_needed_and_energy_saved(self):
+        self.config(power_reserve_hosts=1, group='drs')
+        hosts = {'h1': {'pool': 'a'}, 'h2': {'pool': 'a'},
+                 'h3': {'pool': 'a', 'cpu': None, 'power': model.STANDBY},
+                 'h4': {'pool': 'b'}}
+        self.store.set_power('h3', model.STANDBY, pool='a')
+        self.store.set_power('h4', model.STANDBY, pool='b')
+        self.clock.advance_time_seconds(1800)
+        self.store.forget_power('h4')
+        self.clock.advance_time_seconds(5400)
+        snapshot = self.snapshot(hosts=hosts, mode='aggregate')
+
+        def pools():
+            rec = {}
+            self.power.preview(rec, snapshot, h.allow_all,
+                               self.store.power_hosts())
+            return {p['pool']: (p['needed_now'], p['needed'],
+                                p['reserve_hosts'], p['standby_host_hours'],
+                                p['saved_kwh'])
+                    for p in rec['power']['pools']}
+
+        self.assertEqual({'a': (1, 1, 1, 2.0, None),
+                          'b': (1, 1, 1, 0.5, None)}, pools())
+        self.config(power_idle_watts=200.0, power_standby_watts=20.0,
+                    group='drs')
+        self.assertEqual({'a': (1, 1, 1, 2.0, 0.36),
+                          'b': (1, 1, 1, 0.5, 0.09)}, pools())
+
     def test_preview_shows_the_plan_and_changes_nothing(self):
         self.power.counters = {None: 5}
         self.clock.advance_time_delta(datetime.timedelta(microseconds=250))

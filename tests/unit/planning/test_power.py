@@ -840,6 +840,39 @@ class WakeTest(testtools.TestCase):
                          result.pools[0].reason)
 
 
+class NeededNowTest(testtools.TestCase):
+    """Beside the hosts the forecast needs, those the demand now needs:
+    the same count, without the forecast (``nova-drs status``)."""
+
+    HOSTS = [host('a', 70.0), host('b', 70.0),
+             host('s', None, power=model.STANDBY, schedulable=False)]
+
+    def test_a_ramp_needs_more_hosts_at_the_forecast_than_now(self):
+        # 14 cores now: two hosts hold them under the top (16.2); 17 at the
+        # forecast two horizons ahead: three.
+        rising = forecast.Forecast(time=0.0, level=14.0, trend=3.0 / 1800,
+                                   variance=0.0, step=300.0, samples=9)
+        [pool] = plan(snap(self.HOSTS), {None: rising}, counters={}).pools
+        self.assertEqual((2, 3), (pool.needed_now, pool.needed))
+
+    def test_without_a_forecast_both_read_the_demand_now(self):
+        [pool] = plan(snap(self.HOSTS), counters={}).pools
+        self.assertEqual((2, 2), (pool.needed_now, pool.needed))
+
+    def test_memory_counts_now_too(self):
+        hosts = [host('a', 10.0, ram=80.0), host('b', 10.0, ram=80.0),
+                 host('c', 10.0, ram=20.0)]
+        [pool] = plan(snap(hosts), steady({None: 3.0})).pools
+        self.assertEqual((2, 2), (pool.needed_now, pool.needed))
+
+    def test_none_where_the_pool_is_not_judged(self):
+        off = [dataclasses.replace(x, power_level='off') for x in self.HOSTS]
+        unmeasured = [host('a', None), host('b', None)]
+        for hosts in (off, unmeasured):
+            [pool] = plan(snap(hosts), steady({None: 14.0})).pools
+            self.assertEqual((None, None), (pool.needed_now, pool.needed))
+
+
 class CancelTest(testtools.TestCase):
 
     def entering(self, cpu, level=AUTO, blocked=None):
