@@ -12,13 +12,16 @@ the servers; the forecast's clock steps one period per period.
 """
 
 import argparse
+import datetime
 import io
 import json
+import types
 
 import fixtures
 from nova import context as nova_context
 from nova import objects
 from nova.compute import api as compute_api
+from oslo_utils import timeutils
 
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.cli import errors
@@ -228,6 +231,51 @@ class QuietPoolTest(PowerTestBase):
         self.assertEqual('standby', shown['state'])
         self.assertIn('host host3 is the cheapest to empty', shown['reason'])
         self.assertEqual(['host3'], status['power']['pools'][0]['standby'])
+
+
+class EnergySavedTest(PowerTestBase):
+    """``nova-drs status`` per pool: the hosts on against those needed,
+    and the host-hours a host spent in standby, in kWh with a watts
+    model."""
+
+    DRS = dict(PowerTestBase.DRS, power_reserve_hosts=2,
+               power_idle_watts=200.0, power_standby_watts=20.0)
+
+    def later(self, hours):
+        """The DRS database's clock ``hours`` on (Nova's is left alone:
+        its services would read as down)."""
+        real = timeutils.utcnow
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_drs_scheduler.db.power_rows.timeutils',
+            types.SimpleNamespace(utcnow=lambda: real() + datetime.timedelta(
+                hours=hours))))
+
+    def test_status_shows_hosts_needed_and_standby_host_hours(self):
+        self.boot_servers({'host1': 2, 'host2': 2, 'host3': 1, 'host4': 2})
+        self.until('host3', 'standby', periods=8)
+        self.later(2)
+
+        status = self.cli(inspect.status)
+        [pool] = status['power']['pools']
+        # 3.5 cores need one 10-vCPU host; the reserve of 2 keeps 3 on.
+        self.assertEqual((['host1', 'host2', 'host4'], 1, 1, 2),
+                         (sorted(pool['on']), pool['needed_now'],
+                          pool['needed'], pool['reserve_hosts']))
+        # Two hours (and the seconds the test took) in standby, at 180 W.
+        self.assertGreaterEqual(pool['standby_host_hours'], 2.0)
+        self.assertLess(pool['standby_host_hours'], 2.1)
+        self.assertAlmostEqual(pool['standby_host_hours'] * 0.18,
+                               pool['saved_kwh'], places=2)
+
+        stdout = self.useFixture(fixtures.MonkeyPatch(
+            'sys.stdout', io.StringIO())).new_value
+        inspect.status(argparse.Namespace(json=False), conf.CONF)
+        lines = stdout.getvalue().splitlines()
+        start = lines.index('Hosts and energy by pool')
+        # tabulate prints 2.0 as 2.
+        self.assertEqual(['-', '3', '3', '3', '2', '0.4'],
+                         lines[start + 4].split(), '\n'.join(
+                             lines[start:start + 5]))
 
 
 class WakeTest(PowerTestBase):
