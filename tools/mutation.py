@@ -59,7 +59,8 @@ _PLANNER_TESTS = [_PLANNING + name for name in (
     'test_balanced', 'test_inside_margin', 'test_rails', 'test_no_return',
     'test_seed',
     'test_cost', 'test_policies', 'test_deviation', 'test_leveling',
-    'test_drain', 'test_benefit', 'test_capacity', 'test_starved')]
+    'test_drain', 'test_benefit', 'test_capacity', 'test_starved',
+    'test_working', 'test_cost_benefit')]
 
 #: Module (relative to the package) -> the unit tests that pin it.
 MODULES = {

@@ -311,6 +311,12 @@ class WakeTest(PowerTestBase):
         # threshold less the margin.
         self.assertLess(pool['utilization'], 75.0)
         self.assertGreater(pool['forecast'], 75.0)
+        # Every host, not only the pool's mean, under its threshold.
+        loads = {v['host']: (v['cpu_percent'], v['cpu_threshold'])
+                 for v in woke['hosts'] if v['host'] in pool['on']}
+        self.assertEqual({'host1', 'host2'}, set(loads))
+        for host, (cpu, threshold) in loads.items():
+            self.assertLess(cpu, threshold, host)
         self.assertIn('demand forecast', woke['power']['actions'][0]['reason'])
         self.assertEqual([('power_off', 'host3'), ('power_on', 'host3')],
                          self.driver.calls)

@@ -451,3 +451,12 @@ class LevelingOrderAndLimitsTest(testtools.TestCase):
         self.assertEqual([('a1', 'a', 'c')],
                          [(m.instance, m.source, m.destination)
                           for m in planner.plan(snap, candidates).moves])
+
+
+class LevelMoveRecordTest(testtools.TestCase):
+
+    def test_a_leveling_move_records_its_source_load_for_the_check(self):
+        # The relief check needs the source's load before the move.
+        move = plan(HOSTS, INSTANCES).moves[0]
+        self.assertEqual(model.LEVEL, move.goal)
+        self.assertEqual(78.0, move.expected['source_cpu_before'])
