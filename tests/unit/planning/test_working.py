@@ -10,6 +10,7 @@ from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning import policies
 from nova_drs_scheduler.planning import working
+from nova_drs_scheduler.planning.policies import base
 from tests import snapshots as h
 
 
@@ -34,6 +35,11 @@ class JudgeTest(testtools.TestCase):
                          verdict.reason)
         self.assertEqual('standby', rule)
 
+    def test_a_state_read_from_the_database_is_the_same_state(self):
+        # Equal, not the same object as the constant.
+        verdict, rule = self.judge(''.join(['enter', 'ing']))
+        self.assertEqual(('standby', False), (rule, verdict.violated))
+
     def test_in_standby_or_waking(self):
         for power in (model.STANDBY, model.WAKING):
             verdict, rule = self.judge(power)
@@ -48,6 +54,8 @@ class RemovalTest(testtools.TestCase):
         w = work([h.host('a', None, draining=True)])
         removal = w.removal(w.hosts['a'], h.instance('i', 'a', 0.0))
         self.assertEqual(0.0, removal.cpu)
+        self.assertEqual(base.pressure(w.hosts['a'], 0.0, None),
+                         removal.before)
 
 
 class LimitTest(testtools.TestCase):
