@@ -33,6 +33,28 @@ class OutcomeTest(test_rebalancer.PeriodTestCase):
         self.period.store.close_started.assert_not_called()
         self.period.telemetry.moves.assert_called_once_with('started', 1)
 
+    def test_nothing_has_ended_before_the_first_poll(self):
+        # A drain's flow plans again only after a move ended.
+        self.assertFalse(self.period.outcomes.ended)
+        self.period.outcomes.executor.poll.return_value = []
+        self.period.outcomes.collect()
+        self.assertFalse(self.period.outcomes.ended)
+        self.period.outcomes.executor.poll.return_value = [
+            ('r1', 'i1', {'status': 'completed'})]
+        self.period.outcomes.collect()
+        self.assertTrue(self.period.outcomes.ended)
+
+    def test_a_period_reads_what_ended_before_it(self):
+        # A period collects first and plans on a fresh read of the cloud:
+        # what ended before it needs no flow step of its own.
+        self.period.outcomes.executor.poll.return_value = [
+            ('r1', 'i1', {'status': 'completed'})]
+        self.period.outcomes.following = True  # Nothing to adopt.
+        self.period.outcomes.lead()
+        self.period.store.set_outcome.assert_called_once_with(
+            'r1', 'i1', {'status': 'completed'})
+        self.assertFalse(self.period.outcomes.ended)
+
     def test_collected_outcomes_are_stored(self):
         self.config(migration_timeout=30, group='drs')
         self.period.outcomes.executor.poll.return_value = [

@@ -166,6 +166,52 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
             mock.sentinel.context, [self.instances['i1'],
                                     self.instances['i3']], 7)
 
+    def power(self, power_level, power_rows=None):
+        """A period read with h1's aggregate at ``power_level``
+        and power management's choice of hosts to empty mocked: h2."""
+        self.rows['h1'].aggregates = [objects.Aggregate(
+            name='p', metadata={'drs_power_management': power_level})]
+        self.host_snapshots()
+        needs = self.useFixture(fixtures.MockPatchObject(
+            self.period.reader.power, 'needs_instances',
+            return_value={'h2'})).mock
+        self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False,
+            power_rows=power_rows)
+        return needs
+
+    def test_hosts_power_management_may_empty_are_measured(self):
+        for power_level in ('manual', 'automatic'):
+            self.read_instances.reset_mock()
+            self.assertTrue(self.power(power_level).called, power_level)
+            self.read_instances.assert_called_once_with(
+                mock.sentinel.context, self.cloud, {'h1', 'h2'}, {'i9'})
+
+    def test_nothing_more_measured_while_power_management_is_off(self):
+        # As read from an aggregate: equal to 'off', not the same object.
+        self.assertFalse(self.power(''.join(['o', 'ff'])).called)
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, {'h1'}, {'i9'})
+
+    def test_a_host_held_out_keeps_power_management_reading(self):
+        # Off everywhere, but a host still in standby: it may wake.
+        self.assertTrue(self.power('off', power_rows={
+            'h3': {'state': model.STANDBY}}).called)
+
+    def test_the_snapshot_carries_the_stored_power_states(self):
+        self.host_snapshots()
+        self.useFixture(fixtures.MockPatchObject(
+            self.period.reader.power, 'needs_instances', return_value=set()))
+        self.build.return_value = model.Snapshot(
+            {name: model.HostSnapshot(name, 10, 1024, 50.0, None)
+             for name in ('h1', 'h2', 'h3')}, (), self.planner_config)
+        snapshot, *_ = self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False,
+            power_rows={'h3': {'state': model.STANDBY}})
+        self.assertEqual(
+            {'h1': model.ON, 'h2': model.ON, 'h3': model.STANDBY},
+            {name: host.power for name, host in snapshot.hosts.items()})
+
     def test_every_instance_read_for_a_dry_run(self):
         self.snapshot(all_instances=True)
         self.read_instances.assert_called_once_with(

@@ -460,3 +460,25 @@ class LevelMoveRecordTest(testtools.TestCase):
         move = plan(HOSTS, INSTANCES).moves[0]
         self.assertEqual(model.LEVEL, move.goal)
         self.assertEqual(78.0, move.expected['source_cpu_before'])
+
+
+class LevelSourceLimitTest(testtools.TestCase):
+
+    def test_a_host_past_its_in_flight_limit_sends_nothing(self):
+        # 'hot' already runs 3 migrations, over the limit of 2 (lowered
+        # since they started): no leveling move off it.
+        snap = h.snapshot(
+            [h.host(name, cpu, rise_rate=3.0, **kwargs)
+             for name, cpu, kwargs in HOSTS], INSTANCES,
+            inflight_by_host={'hot': 3}, inflight_total=3,
+            benefit_horizon=0, max_concurrent_migrations_per_host=1,
+            max_concurrent_migrations_per_violated_host=2)
+        self.assertEqual((), planner.plan(snap, h.allow_all).moves)
+
+
+class PackedTest(testtools.TestCase):
+
+    def test_a_power_state_read_from_the_database_is_the_same_state(self):
+        # Equal to 'on', not the same object: no host is held out.
+        hosts = {'a': h.host('a', 50.0, power=''.join(['o', 'n']))}
+        self.assertEqual({}, level.packed(hosts, model.PlannerConfig()))

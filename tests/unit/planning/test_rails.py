@@ -1,12 +1,14 @@
 """Rails every policy gets: eligibility, limits, pools, records."""
 
 import json
+from unittest import mock
 
 import testscenarios
 import testtools
 
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning.policies import balanced
 from tests import snapshots as h
 
 load_tests = testscenarios.load_tests_apply_scenarios
@@ -472,3 +474,27 @@ class PoolTest(testtools.TestCase):
         destinations = {m.destination for m in result.moves}
         self.assertTrue(destinations <= {'other-pool', 'loose'})
         self.assertEqual(2, len(result.moves))
+
+
+class RefusedOptionTest(testtools.TestCase):
+
+    def test_an_instance_the_policy_refuses_leaves_the_next_one_scored(self):
+        # The policy refuses whichever instance it is asked about first;
+        # the host's other instance still moves.
+        asked = []
+        real = balanced.BalancedPolicy.refuse
+
+        def refuse(policy, option, config):
+            asked.append(option.removal.instance.uuid)
+            return 'min-improvement' if len(asked) == 1 else real(
+                policy, option, config)
+
+        hosts = [h.host('hot', 95.0, counter=3), h.host('cold', 10.0)]
+        instances = [h.instance('i1', 'hot', 2.0),
+                     h.instance('i2', 'hot', 2.0, memory_mb=1200)]
+        with mock.patch.object(balanced.BalancedPolicy, 'refuse', refuse):
+            result = planner.plan(h.snapshot(hosts, instances),
+                                  h.allow_all)
+        self.assertEqual(2, len(set(asked)))
+        self.assertEqual([m.instance for m in result.moves],
+                         [u for u in asked[1:2]])
