@@ -73,3 +73,59 @@ class ReportDrainsTest(testtools.TestCase):
                       self.log.output)
         self.assertEqual('web', self.store.report_maintenance.call_args.args[
             2]['blockers'][0]['name'])
+
+
+class EnterExitTest(testtools.TestCase):
+    """``enter`` and ``exit`` with Nova's compute service mocked."""
+
+    def setUp(self):
+        super().setUp()
+        self.store = mock.Mock()
+        self.service = mock.Mock(disabled=True, disabled_reason='drs')
+        self.compute = self.useFixture(fixtures.MockPatchObject(
+            maintenance, 'compute_service')).mock
+        self.compute.disable.return_value = (self.service, True)
+        self.store.enter_maintenance.return_value = {'host': 'h1',
+                                                     'new': True}
+
+    def test_enter_disables_then_stores(self):
+        found = maintenance.enter(self.store, 'h1', None)
+        self.compute.disable.assert_called_once_with(
+            'h1', maintenance.PURPOSE, None)
+        self.compute.reword.assert_not_called()
+        self.store.enter_maintenance.assert_called_once_with('h1', None,
+                                                             True)
+        self.assertEqual({'host': 'h1', 'new': True,
+                          'service_disabled_reason': 'drs'}, found)
+
+    def test_enter_with_a_reason_rewords_the_disable(self):
+        maintenance.enter(self.store, 'h1', 'new disks')
+        self.compute.reword.assert_called_once_with(
+            self.service, maintenance.PURPOSE, 'new disks')
+        self.store.enter_maintenance.assert_called_once_with(
+            'h1', 'new disks', True)
+
+    def test_exit_of_a_host_not_in_maintenance_names_it(self):
+        self.store.maintenance.return_value = []
+        self.store.exit_maintenance.side_effect = LookupError('h1')
+        self.assertRaises(LookupError, maintenance.exit, self.store, 'h1')
+        self.compute.enable.assert_not_called()
+
+    def test_exit_enables_what_it_disabled_then_forgets(self):
+        self.store.maintenance.return_value = [{'disabled_by_drs': True}]
+        self.store.exit_maintenance.return_value = {'host': 'h1'}
+        self.compute.enable.return_value = (mock.Mock(disabled=False), True)
+        found = maintenance.exit(self.store, 'h1')
+        self.compute.enable.assert_called_once_with(
+            'h1', maintenance.PURPOSE, True)
+        self.store.exit_maintenance.assert_called_once_with('h1')
+        self.assertEqual({'host': 'h1', 'enabled': True,
+                          'service_disabled': False}, found)
+
+    def test_exit_of_a_host_gone_from_nova(self):
+        self.store.maintenance.return_value = [{'disabled_by_drs': False}]
+        self.store.exit_maintenance.return_value = {'host': 'h1'}
+        self.compute.enable.return_value = (None, False)
+        found = maintenance.exit(self.store, 'h1')
+        self.assertEqual((False, False), (found['enabled'],
+                                          found['service_disabled']))
