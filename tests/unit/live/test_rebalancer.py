@@ -382,6 +382,15 @@ class FlowTest(PeriodTestCase):
         self.assertIsNone(self.period.flow(mock.sentinel.context))
         self.assertEqual(1, len(self.seen))
 
+    def test_a_flow_move_is_stored_as_starting_before_it_starts(self):
+        # A leader that dies between the store and the start leaves a
+        # move its successor adopts, not one planned and forgotten.
+        stored = []
+        self.store.add.side_effect = lambda rec: stored.append(
+            [m['outcome']['status'] for m in rec['moves']])
+        self.period.flow(mock.sentinel.context)
+        self.assertEqual([['starting']], stored)
+
     def test_a_host_entering_standby_drains_too(self):
         self.report = self.useFixture(fixtures.MockPatchObject(
             maintenance, 'report_drains')).mock
