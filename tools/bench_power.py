@@ -272,9 +272,11 @@ def _traces(args) -> list:
               _capture_bar(False, args.peak_load))
              for path in args.trace]
     if args.synthetic_vms:
-        found.append((f'generated day-night ({args.synthetic_vms} VMs)',
+        days = f', {args.days} days' if args.days > 1 else ''
+        found.append((f'generated day-night ({args.synthetic_vms} VMs{days})',
                       ['--vms', str(args.synthetic_vms),
-                       '--shape', 'day-night'] + common,
+                       '--shape', 'day-night', '--days', str(args.days)]
+                      + common,
                       _capture_bar(True, args.peak_load)))
     return found
 
@@ -286,6 +288,10 @@ def main(argv=None) -> int:
     parser.add_argument('--synthetic-vms', type=int, default=1000,
                         help='VMs of the generated day-night day, one per '
                              'seed (0: none).')
+    parser.add_argument('--days', type=int, default=1,
+                        help='Days of the generated trace: the first '
+                             'learns the day\'s shape, the next ones use it '
+                             '(default 1).')
     parser.add_argument('--seeds', default='1,2',
                         help='Comma-separated seeds (flavors, placement, '
                              'the generated day).')

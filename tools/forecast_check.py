@@ -20,10 +20,15 @@ as many host counts.
 Each forecast is tried at several ``deviations``; the table gives, per
 forecast, the share of crossings caught at the deviations whose false
 alarms stay within each ``--budget`` (the fairest comparison: any
-forecast catches everything if it may cry wolf).  Forecasts compared,
+forecast catches everything if it may cry wolf); with ``--learn-days``,
+only after the days that teach the forecasts.  Forecasts compared,
 each with the deviation of its own one-step error:
 
 - ``holt``: the module as shipped (level and trend half-lives given);
+- ``holt+shape``: the same raised where the daily shape it learns
+  (``planning/outlook.py``, what power management reads) climbs within
+  the horizon: on a trace of several days (``--days``), the first day
+  learns and the next ones use it;
 - ``no-trend``: the same with the trend held at 0 (an exponentially
   weighted mean): what a forecast without a slope sees;
 - ``last``: the newest sample, with the deviation of step-to-step changes.
@@ -32,6 +37,7 @@ Run with the package importable (any tox env)::
 
     python tools/forecast_check.py ../shared/data/planetlab/20110303.csv \\
         ../shared/data/planetlab/20110306.csv --synthetic day-night
+    python tools/forecast_check.py --synthetic day-night --days 3
 """
 
 import argparse
@@ -41,6 +47,7 @@ import random
 import sys
 
 from nova_drs_scheduler.planning import forecast
+from nova_drs_scheduler.planning import outlook
 from nova_drs_scheduler.simulate import traces
 
 QUANTILES = (0.5, 0.7, 0.9)
@@ -76,6 +83,13 @@ def forecasts(series, step: float, method: str, level: float,
             steps = max(horizon / step, 1.0)
             out.append((value, math.sqrt((variance or 0.0) * steps)))
         return out
+    if method == 'holt+shape':
+        state = outlook.Outlook(holt=forecast.Forecast(
+            level_halflife=level, trend_halflife=trend))
+        for n, value in enumerate(series):
+            state = outlook.update(state, n * step, value)
+            out.append(outlook.ahead(state, horizon))
+        return out
     state = forecast.Forecast(level_halflife=level, trend_halflife=trend)
     for n, value in enumerate(series):
         state = forecast.update(state, n * step, value)
@@ -86,17 +100,18 @@ def forecasts(series, step: float, method: str, level: float,
 
 
 def judge(series, made, threshold, lead: int, reach: int, quiet: int,
-          deviations: float) -> tuple:
-    """``(crossings, caught, false alarms, steps at or under)``."""
+          deviations: float, start: int = 0) -> tuple:
+    """``(crossings, caught, false alarms, steps at or under)``, counted
+    from step ``start`` on."""
     crossings = caught = false = under = 0
     flags = [e + deviations * d > threshold for e, d in made]
-    for k in range(max(lead, quiet), len(series)):
+    for k in range(max(lead, quiet, start), len(series)):
         if series[k] > threshold and all(
                 series[j] <= threshold for j in range(k - quiet, k)):
             crossings += 1
             caught += flags[k - lead]
     for j, value in enumerate(series[:len(series) - reach]):
-        if value <= threshold:
+        if j >= start and value <= threshold:
             under += 1
             if flags[j] and not any(
                     v > threshold for v in series[j + 1:j + reach + 1]):
@@ -108,15 +123,20 @@ def run(args) -> list:
     """Per trace and forecast: ``(trace, method, level s, trend s,
     crossings, [(deviations, caught share, false alarm share)])``."""
     loaded = [(path, traces.load(path)) for path in args.traces]
+    days = f' ({args.days} days)' if args.days > 1 else ''
     for shape in args.synthetic:
-        loaded.append((f'synthetic {shape}', traces.synthetic(
-            1000, 288, 1, shape=shape)))
+        loaded.append((f'synthetic {shape}{days}', traces.synthetic(
+            1000, args.days * 86400 // int(args.step), 1, int(args.step),
+            shape)))
     horizon = args.boot + args.step
     lead = math.ceil(args.boot / args.step)
     reach = math.ceil(horizon / args.step)
     quiet = max(lead, math.ceil(args.quiet / args.step))
+    start = math.ceil(args.learn_days * 86400 / args.step)
     methods = [('holt', level, level * ratio)
                for level in args.levels for ratio in args.ratios]
+    methods += [('holt+shape', level, level * ratio)
+                for level in args.levels for ratio in args.ratios]
     methods += [('no-trend', level, level) for level in args.levels]
     methods += [('last', 0.0, 0.0)]
     rows = []
@@ -133,7 +153,7 @@ def run(args) -> list:
                     threshold = ordered[int(q * (len(ordered) - 1))]
                     for dev in DEVIATIONS:
                         found = judge(series, made, threshold, lead, reach,
-                                      quiet, dev)
+                                      quiet, dev, start)
                         totals[dev] = [a + b for a, b in zip(
                             totals[dev], found, strict=True)]
             crossings = totals[DEVIATIONS[0]][0]
@@ -154,7 +174,13 @@ def main(argv=None) -> int:
     parser.add_argument('traces', nargs='*', help='PlanetLab-format files')
     parser.add_argument('--synthetic', action='append', default=[],
                         choices=traces.SHAPES,
-                        help='also a generated 1000-VM day of this shape')
+                        help='also a generated 1000-VM trace of this shape')
+    parser.add_argument('--days', type=int, default=1,
+                        help='days of the generated traces (default 1)')
+    parser.add_argument('--learn-days', type=int, default=0,
+                        help='days that only teach the forecasts: '
+                             'crossings and false alarms count after them '
+                             '(default 0)')
     parser.add_argument('--pool', type=int, default=40,
                         help='VMs per pool (default 40)')
     parser.add_argument('--seeds', type=int, default=3,

@@ -13,7 +13,8 @@ pool:
   no fresh metrics count at the mean of the measured ones); the hosts
   that *take load* are those on, not entering standby and not in
   maintenance; *utilization* is demand in percent of their CPUs;
-- the *forecast* (:mod:`.forecast`) of the demand ``boot_seconds +
+- the *forecast* (:mod:`.outlook`: Holt's, raised where the learnt
+  daily shape rises) of the demand ``boot_seconds +
   period_seconds`` ahead (:data:`RAMP_HORIZONS` times that while it
   rises), plus ``forecast_deviations`` of its deviation, is the demand
   the pool must be ready for: a host woken now is up a boot time later,
@@ -57,8 +58,8 @@ import dataclasses
 from collections.abc import Mapping
 
 from nova_drs_scheduler.planning import capacity
-from nova_drs_scheduler.planning import forecast
 from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import outlook
 from nova_drs_scheduler.planning import working
 
 #: Kinds of :class:`PowerAction`.
@@ -244,9 +245,9 @@ def observe(snapshot: model.Snapshot, forecasts: Mapping, counters: Mapping,
     keeps its forecast unchanged."""
     new_forecasts, new_counters = {}, {}
     for pool in _pools(snapshot):
-        state = forecasts.get(pool.key) or forecast.Forecast()
+        state = forecasts.get(pool.key) or outlook.Outlook()
         if pool.demand is not None:
-            state = forecast.update(state, now, pool.demand)
+            state = outlook.update(state, now, pool.demand)
         new_forecasts[pool.key] = state
         new_counters[pool.key] = count(
             counters.get(pool.key, 0),
@@ -300,7 +301,7 @@ def plan(snapshot: model.Snapshot, candidates: model.CandidatesFn,
          unplaced=frozenset()) -> PowerPlan:
     """This period's power actions for ``snapshot``.
 
-    ``forecasts``: pool -> :class:`.forecast.Forecast` of its demand in
+    ``forecasts``: pool -> :class:`.outlook.Outlook` of its demand in
     cores; ``counters``: pool -> consecutive low periods (both from
     :func:`observe`); ``unplaced``: pools where a boot found no valid
     host since the last period.  The instances of the hosts
@@ -358,13 +359,13 @@ class _PoolPlan:
         # horizon, and never less than now.
         self.upper, self.seconds = pool.demand, config.horizon
         if pool.demand is not None and state is not None:
-            expected, deviation = forecast.ahead(state, config.horizon)
+            expected, deviation = outlook.ahead(state, config.horizon)
             if expected > pool.demand:
                 # On a ramp a host woken late leaves the others over their
                 # threshold until it boots and balancing refills it; one
                 # woken early costs its idle power: look further ahead.
                 self.seconds = RAMP_HORIZONS * config.horizon
-                expected, deviation = forecast.ahead(state, self.seconds)
+                expected, deviation = outlook.ahead(state, self.seconds)
             self.upper = max(pool.demand, expected
                              + config.forecast_deviations * deviation)
         # Each host's load is expected to grow as the pool's demand does.

@@ -70,9 +70,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         default=1000,
                         help=f'VMs of the synthetic trace (at most '
                              f'{MAX_VMS}).')
-    source.add_argument('--steps', type=errors.number(int, minimum=1),
+    length = source.add_mutually_exclusive_group()
+    length.add_argument('--steps', type=errors.number(int, minimum=1),
                         help='Trace steps to replay (synthetic: one day; '
                              'a file: all of it).')
+    length.add_argument('--days', type=errors.number(int, minimum=1),
+                        help='Days of the synthetic trace: its day '
+                             'repeated, each after the first shifted and '
+                             'scaled a little (seeded by --seed).')
     source.add_argument('--seed', type=int, default=1,
                         help='Seeds the synthetic trace, flavors and '
                              'placement.')
@@ -234,11 +239,15 @@ def _drs(config_files: list,
 
 def _trace(args) -> traces.Trace:
     if args.trace:
+        if args.days:
+            raise ValueError('--days is for a synthetic trace; with '
+                             '--trace, --steps limits its length')
         trace = traces.load(args.trace, args.trace_format, args.step_seconds)
         trace = trace.head(args.steps) if args.steps else trace
     else:
+        day = max(1, 86400 // args.step_seconds)
         trace = traces.synthetic(
-            args.vms, args.steps or max(1, 86400 // args.step_seconds),
+            args.vms, args.steps or (args.days or 1) * day,
             args.seed, args.step_seconds, args.shape, args.step_hours,
             args.step_share)
     return traces.with_bursts(trace, args.seed) if args.bursts else trace
@@ -417,6 +426,8 @@ def run(args, conf=None) -> int:
 def describe(args) -> str:
     """The trace in words, for titles and reports."""
     source = args.trace or f'synthetic {args.shape} (seed {args.seed})'
+    if args.days and args.days > 1 and not args.trace:
+        source += f' over {args.days} days'
     source = f'{source} with bursts' if args.bursts else source
     if not (args.hosts or args.peak_load) and args.target_load != TARGET_LOAD:
         source += f', sized for {args.target_load:g} % mean CPU'

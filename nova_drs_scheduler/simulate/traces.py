@@ -211,6 +211,25 @@ def _peak(hour: float, centre: float) -> float:
     return 1.0 + PEAK_HEIGHT * math.exp(-0.5 * (distance / PEAK_HOURS) ** 2)
 
 
+#: Day-to-day noise of the shapes that bend every VM's load by the hour
+#: (all but ``planetlab`` and ``steps``), from the second day on (the
+#: first is as a one-day trace): each day the bend is shifted by up to
+#: :data:`DAY_SHIFT_HOURS` either way and its load scaled by a factor of
+#: mean 1 and standard deviation :data:`DAY_LEVEL_NOISE`, so that a day
+#: is like the one before, not the same.
+DAY_SHIFT_HOURS = 0.5
+DAY_LEVEL_NOISE = 0.05
+
+
+def _days(count: int, seed: int) -> list:
+    """``(shift hours, level factor)`` of each of ``count`` days."""
+    rng = random.Random(f'{seed}-days')
+    return [(0.0, 1.0)] + [
+        (rng.uniform(-DAY_SHIFT_HOURS, DAY_SHIFT_HOURS),
+         max(0.0, rng.gauss(1.0, DAY_LEVEL_NOISE)))
+        for _ in range(count - 1)]
+
+
 def _peak_centres(shape: str, vms: int, seed: int) -> list:
     if shape in ('shared-peak', 'day-night'):
         return [12.0] * vms
@@ -260,8 +279,9 @@ def synthetic(vms: int, steps: int, seed: int,
               step_share: float = STEP_SHARE) -> Trace:
     """A reproducible PlanetLab-like trace, so the benchmark ships no data.
 
-    ``step_hours`` and ``step_share``: the ``steps`` shape's (see
-    :func:`step_series`).
+    Longer than a day, it repeats the day with day-to-day noise (see
+    :data:`DAY_SHIFT_HOURS`).  ``step_hours`` and ``step_share``: the
+    ``steps`` shape's (see :func:`step_series`).
     """
     if vms < 1 or steps < 1:
         raise TraceError('a synthetic trace needs at least 1 VM and 1 step')
@@ -276,11 +296,18 @@ def synthetic(vms: int, steps: int, seed: int,
     else:
         series = [_vm_series(rng, steps, per_day) for _ in range(vms)]
     if shape not in ('planetlab', 'steps'):
-        hours = [(step * step_seconds / 3600.0) % 24.0
-                 for step in range(steps)]
+        days = _days(math.ceil(steps / per_day), seed)
+        # Each step's hour of the day, shifted as its day is, and its
+        # day's level factor.
+        hours, factors = [], []
+        for step in range(steps):
+            shift, factor = days[step // per_day]
+            hours.append((step * step_seconds / 3600.0 - shift) % 24.0)
+            factors.append(factor)
         bend = _day_night if shape == 'day-night' else _peak
-        series = [[round(min(value * bend(hour, centre), 100.0), 1)
-                   for value, hour in zip(values, hours, strict=True)]
+        series = [[round(min(value * factor * bend(hour, centre), 100.0), 1)
+                   for value, hour, factor in zip(values, hours, factors,
+                                                  strict=True)]
                   for values, centre in zip(
                       series, _peak_centres(shape, vms, seed), strict=True)]
     width = len(str(vms - 1))

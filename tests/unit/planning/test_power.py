@@ -12,6 +12,7 @@ from oslo_config import cfg
 from nova_drs_scheduler import conf
 from nova_drs_scheduler.planning import forecast
 from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import outlook
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.planning import working
@@ -36,19 +37,24 @@ def snap(hosts, instances=(), **config):
 
 
 def steady(pools_demand, samples=4, step=300.0):
-    """Forecasts of a flat demand (cores) per pool."""
+    """Outlooks of a flat demand (cores) per pool."""
     found = {}
     for pool, demand in pools_demand.items():
-        state = forecast.Forecast()
+        state = outlook.Outlook()
         for n in range(samples):
-            state = forecast.update(state, n * step, demand)
+            state = outlook.update(state, n * step, demand)
         found[pool] = state
     return found
 
 
 def plan(snapshot, forecasts=None, counters=None, config=CONFIG,
          candidates=h.allow_all, unplaced=frozenset()):
-    return power.plan(snapshot, candidates, forecasts or {},
+    """``forecasts``: outlooks, or Holt's states (each put in an outlook
+    with no shape)."""
+    outlooks = {pool: state if isinstance(state, outlook.Outlook)
+                else outlook.Outlook(holt=state)
+                for pool, state in (forecasts or {}).items()}
+    return power.plan(snapshot, candidates, outlooks,
                       counters if counters is not None else {None: 10},
                       config, unplaced)
 
@@ -78,7 +84,7 @@ class ObserveTest(testtools.TestCase):
             host('x', 90.0, excluded=True)])
         forecasts, counters = power.observe(snapshot, {}, {}, 100.0, CONFIG)
         # 2 + 8 cores on 30 measured vCPUs, c's 10 at that mean.
-        state = forecasts[None]
+        state = forecasts[None].holt
         self.assertAlmostEqual(10.0 * 40 / 30, state.level)
         self.assertEqual((100.0, 1), (state.time, state.samples))
         # 13.3 cores on the 40 vCPUs taking load: 33 %, under 45 %.
@@ -94,7 +100,7 @@ class ObserveTest(testtools.TestCase):
                  schedulable=False)])
         forecasts, counters = power.observe(snapshot, {}, {None: 2}, 0.0,
                                             CONFIG)
-        self.assertAlmostEqual(8.0, forecasts[None].level)
+        self.assertAlmostEqual(8.0, forecasts[None].holt.level)
         # 8 cores on a's 10: 80 %, not under the band.
         self.assertEqual({None: 0}, counters)
 
@@ -128,7 +134,7 @@ class ObserveTest(testtools.TestCase):
             host('e', 0.0, power=model.ENTERING)])
         forecasts, counters = power.observe(snapshot, {}, {None: 3}, 0.0,
                                             CONFIG)
-        self.assertAlmostEqual(4.0, forecasts[None].level)
+        self.assertAlmostEqual(4.0, forecasts[None].holt.level)
         self.assertEqual({None: 4}, counters)  # 4 cores on a's 10: 40 %
         result = plan(snapshot, forecasts)
         self.assertEqual(('a',), result.pools[0].on)
