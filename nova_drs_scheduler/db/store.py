@@ -20,6 +20,7 @@ from nova_drs_scheduler.db import power_rows
 from nova_drs_scheduler.db import recommendation_rows
 from nova_drs_scheduler.db import record_rows
 from nova_drs_scheduler.db import relief_rows
+from nova_drs_scheduler.db import shape_rows
 from nova_drs_scheduler.db import tables
 
 # The states and errors the Store's methods take, return and raise, named
@@ -52,7 +53,8 @@ _TREND = ('expected', 'variance', 'previous', 'rises')
 
 class Store(record_rows.RecordRows, relief_rows.ReliefRows,
             recommendation_rows.RecommendationRows,
-            maintenance_rows.MaintenanceRows, power_rows.PowerRows):
+            maintenance_rows.MaintenanceRows, power_rows.PowerRows,
+            shape_rows.ShapeRows):
     """The DRS database of one ``[drs_database]`` configuration: the
     connections and the metric windows here, each family of rows in its
     mixin."""

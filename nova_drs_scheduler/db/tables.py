@@ -151,3 +151,25 @@ power_saved = sa.Table(
     sa.Column('standby_seconds', sa.Float, nullable=False),
     sa.Column('updated_at', sa.DateTime, nullable=False),
 )
+
+#: Each pool's demand by time of day, as power management learnt it
+#: (``planning/daily_shape.py``): one row per pool and bin of the UTC
+#: day, written when the bin has learnt a day, read by a new leader.
+daily_shape = sa.Table(
+    'drs_daily_shape', metadata,
+    #: The pool; '' for the one pool of global mode (an aggregate's name
+    #: is never empty).
+    sa.Column('pool', sa.String(255), primary_key=True),
+    #: The bin's index from midnight UTC.
+    sa.Column('bin', sa.Integer, primary_key=True, autoincrement=False),
+    #: The bins' width, seconds: rows of another width are not used.
+    sa.Column('seconds', sa.Integer, nullable=False),
+    #: The demand learnt, cores, averaged over days by their weights.
+    sa.Column('demand', sa.Float, nullable=False),
+    #: Days that fed the bin, the last of them (days since the epoch) and
+    #: the sum of their weights then.
+    sa.Column('days', sa.Integer, nullable=False),
+    sa.Column('day', sa.Integer, nullable=False),
+    sa.Column('weight', sa.Float, nullable=False),
+    sa.Column('updated_at', sa.DateTime, nullable=False),
+)

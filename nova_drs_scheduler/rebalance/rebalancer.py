@@ -119,6 +119,7 @@ class Rebalancer:
         self.telemetry.leader(is_leader)
         if not is_leader:
             self.outcomes.following = False
+            self.power.stand_down()
             LOG.debug('DRS rebalance skipped: %s', why)
             return self._skipped(rec, why, 'not_leader')
         try:
@@ -233,6 +234,7 @@ class Rebalancer:
         is_leader, why = self.leader.check(context)
         if not is_leader:
             self.outcomes.following = False
+            self.power.stand_down()
             LOG.debug('DRS drain flow stopped: %s', why)
             return None
         self.outcomes.ended = False

@@ -35,6 +35,7 @@ from nova_drs_scheduler.planning import working
 from nova_drs_scheduler.power import base as power_base
 from nova_drs_scheduler.power import loading as power_loading
 from nova_drs_scheduler.rebalance import compute_service
+from nova_drs_scheduler.rebalance import daily_shapes
 
 CONF = conf.CONF
 LOG = logging.getLogger(__name__)
@@ -104,8 +105,10 @@ class PowerPeriod:
     """Power management's step of each period, in the leader.
 
     The forecasts and low counters live in memory (a new leader learns
-    them again within ``power_low_periods``); the hosts' power states live
-    in the DRS database, so any leader follows them on.
+    them again within ``power_low_periods``), except the pools' daily
+    shapes, which a leader reads from the DRS database when it starts
+    leading and stores bin by bin; the hosts' power states live in the DRS
+    database, so any leader follows them on.
     """
 
     def __init__(self, store, telemetry):
@@ -113,6 +116,9 @@ class PowerPeriod:
         self.telemetry = telemetry
         self.forecasts: dict = {}
         self.counters: dict = {}
+        #: Whether :attr:`forecasts` hold the daily shapes stored when
+        #: this scheduler started leading.
+        self._shapes_read = False
         #: Seconds from power-on to service up, as measured here; None
         #: until a wake has been seen through.
         self.boot_seconds: float | None = None
@@ -152,6 +158,11 @@ class PowerPeriod:
             found = dataclasses.replace(found,
                                         boot_seconds=self.boot_seconds)
         return found
+
+    def stand_down(self) -> None:
+        """Another scheduler leads: the shapes it learns meanwhile are read
+        again when this one leads next."""
+        self._shapes_read = False
 
     def request_wake(self, reason: str) -> None:
         """A request found no valid host: when a host is in standby, ask
@@ -203,9 +214,14 @@ class PowerPeriod:
         if not _in_use(period.snapshot, rows):
             return
         cfg = self.config()
+        if not self._shapes_read:
+            self.forecasts = daily_shapes.load(self.store)
+            self._shapes_read = True
+        learnt = self.forecasts
         self.forecasts, self.counters = power.observe(
             period.snapshot, self.forecasts, self.counters, self.clock(),
             cfg)
+        daily_shapes.save(self.store, learnt, self.forecasts)
         acting = HostPower(self.store, self.driver, self.telemetry,
                            self.refused)
         up = {name: found.up for name, found in period.cloud.hosts.items()}

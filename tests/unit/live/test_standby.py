@@ -13,9 +13,11 @@ from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.db import store as db_store
+from nova_drs_scheduler.planning import daily_shape
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.power import base as power_base
+from nova_drs_scheduler.rebalance import daily_shapes
 from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import period_plan
 from nova_drs_scheduler.rebalance import standby
@@ -625,6 +627,60 @@ class PowerPeriodTest(testtools.TestCase):
         rec = self.run_period(self.snapshot(), drains=[drain('h1')])
         self.assertEqual([('off', 'h1')], self.driver.calls)
         self.assertEqual('standby', rec['power']['hosts']['h1']['state'])
+
+    def test_the_daily_shape_is_stored_per_bin_and_read_by_a_new_leader(self):
+        # 15 cores (three 10-vCPU hosts at 50 %) every minute: the first
+        # quarter of an hour is learnt when the next begins.
+        for _ in range(15):
+            self.run_period(self.snapshot(cpu=50.0))
+        self.assertEqual({}, self.store.daily_shapes())
+        self.run_period(self.snapshot(cpu=50.0))
+        stored = {None: [{'bin': 0, 'seconds': 900, 'demand': 15.0,
+                          'days': 1, 'day': 0, 'weight': 1.0}]}
+        self.assertEqual(stored, self.store.daily_shapes())
+        # Nothing more is written within the next bin.
+        with mock.patch.object(self.store, 'save_daily_shape') as save:
+            self.run_period(self.snapshot(cpu=50.0))
+        save.assert_called_once_with(None, 900, {})
+        # A new leader reads it at its first period, and learns on.
+        successor = standby.PowerPeriod(self.store, self.telemetry)
+        successor._driver = self.driver
+        successor.clock = lambda: self.now
+        self.power = successor
+        self.run_period(self.snapshot(cpu=50.0))
+        shape = successor.forecasts[None].shape
+        self.assertEqual(daily_shape.Bin(15.0, 1, 0), shape.bins[0])
+        self.assertEqual(95, shape.bins.count(None))
+
+    def test_a_leader_reads_the_shapes_again_once_it_leads_again(self):
+        self.run_period(self.snapshot(cpu=50.0))
+        self.store.save_daily_shape(None, 900, {7: {
+            'demand': 3.0, 'days': 2, 'day': 1, 'weight': 1.7}})
+        self.run_period(self.snapshot(cpu=50.0))
+        self.assertIsNone(self.power.forecasts[None].shape.bins[7])
+        self.power.stand_down()
+        self.run_period(self.snapshot(cpu=50.0))
+        self.assertEqual(daily_shape.Bin(3.0, 2, 1, 1.7),
+                         self.power.forecasts[None].shape.bins[7])
+
+    def test_stored_bins_that_cannot_be_used_are_logged_and_ignored(self):
+        self.store.save_daily_shape('A', 900, {
+            3: {'demand': 4.0, 'days': 1, 'day': 1, 'weight': 1.0},
+            500: {'demand': 4.0, 'days': 1, 'day': 1, 'weight': 1.0},
+            4: {'demand': -2.0, 'days': 1, 'day': 1, 'weight': 1.0}})
+        self.store.save_daily_shape('B', 600, {1: {
+            'demand': 4.0, 'days': 1, 'day': 1, 'weight': 1.0}})
+        with self.assertLogs(daily_shapes.LOG.logger.name,
+                             level='WARNING') as logs:
+            found = daily_shapes.load(self.store)
+        self.assertEqual(3, len(logs.records))
+        self.assertIn('a stored bin of the daily shape of pool A is not '
+                      'used: bin 500: not a bin of the day (0 to 95)',
+                      logs.output[1])
+        self.assertEqual(daily_shape.Bin(4.0, 1, 1),
+                         found['A'].shape.bins[3])
+        self.assertEqual(95, found['A'].shape.bins.count(None))
+        self.assertEqual(96, found['B'].shape.bins.count(None))
 
     def test_needs_instances_counts_this_period(self):
         self.power.counters = {None: 1}
