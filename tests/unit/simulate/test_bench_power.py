@@ -1,6 +1,7 @@
 """The power benchmark's sums, savings and bar (tools/bench_power.py)."""
 
 import importlib.util
+import types
 
 import testtools
 
@@ -120,3 +121,18 @@ class BenchPowerTest(testtools.TestCase):
             {'energy_kwh': 7.5}, {'energy_kwh': 10.0}))
         self.assertEqual('-', self.bench._saved(
             {'energy_kwh': 7.5}, {'energy_kwh': 0.0}))
+
+    def test_the_generated_trace_gets_its_days(self):
+        def traces(days):
+            return self.bench._traces(types.SimpleNamespace(
+                peak_load=70.0, idle_watts=100.0, peak_watts=350.0,
+                standby_watts=10.0, boot_seconds=None, config_file=[],
+                trace=[], synthetic_vms=50, days=days))
+        [(label, simulate, bar)] = traces(3)
+        self.assertEqual('generated day-night (50 VMs, 3 days)', label)
+        self.assertEqual(['--vms', '50', '--shape', 'day-night', '--days',
+                          '3'], simulate[:6])
+        self.assertEqual(75.0, bar)
+        [(label, simulate, _)] = traces(1)
+        self.assertEqual('generated day-night (50 VMs)', label)
+        self.assertEqual(['--days', '1'], simulate[4:6])

@@ -172,10 +172,16 @@ class InputTest(testtools.TestCase):
                               ('--ping-pong-periods', '0'),
                               ('--step-hours', '-1'), ('--step-hours', ','),
                               ('--step-hours', '8,x'),
-                              ('--step-share', '1.5')):
+                              ('--step-share', '1.5'), ('--days', '0')):
             line = self.refused(option, value, '--output-dir', self.out)
             self.assertIn(f'argument {option}', line)
         self.assertEqual([], os.listdir(self.out))
+
+    def test_days_and_steps_together_are_refused(self):
+        line = self.refused('--days', '2', '--steps', '3', '--output-dir',
+                            self.out)
+        self.assertIn('argument --steps: not allowed with argument --days',
+                      line)
 
     def test_bad_maintenance_is_refused(self):
         line = self.refused('--maintenance', 'drain', '--maintenance-host',
@@ -206,6 +212,26 @@ class InputTest(testtools.TestCase):
             # root writes anywhere; the file case above still holds.
             return
         self.assertIn('not writable', self.refused('--output-dir', read_only))
+
+
+class DaysTest(testtools.TestCase):
+    """--days: a generated trace of several days."""
+
+    def test_days_of_steps_and_the_description(self):
+        args = cli.parser().parse_args(['--shape', 'day-night', '--days',
+                                        '3', '--vms', '10'])
+        self.assertEqual(3 * 288, len(cli.prepare(args).trace.steps))
+        self.assertEqual('synthetic day-night (seed 1) over 3 days',
+                         cli.describe(args))
+        one = cli.parser().parse_args(['--days', '1', '--vms', '10'])
+        self.assertEqual(288, len(cli.prepare(one).trace.steps))
+        self.assertEqual('synthetic planetlab (seed 1)', cli.describe(one))
+
+    def test_days_with_a_trace_file_is_refused(self):
+        path = tempfiles.write(self, 'vm-0,1,2,3\n')
+        args = cli.parser().parse_args(['--trace', path, '--days', '2'])
+        error = self.assertRaises(ValueError, cli.prepare, args)
+        self.assertIn('--days is for a synthetic trace', str(error))
 
 
 class StepsShapeTest(testtools.TestCase):

@@ -232,6 +232,10 @@ class SyntheticTest(testtools.TestCase):
             side_effect=lambda rng, steps, per_day: [50.0] * steps))
         self.useFixture(fixtures.MockPatch(_TRACES + '_peak_centres',
                                            return_value=[21.0, 3.0]))
+        # Every day as the first (the day-to-day noise: below).
+        self.useFixture(fixtures.MockPatch(
+            _TRACES + '_days', side_effect=lambda count, seed: [
+                (0.0, 1.0)] * count))
         trace = traces.synthetic(2, 279, 1, step_seconds=1800,
                                  shape='staggered')
         # Half-hour steps: hour 1 is 4 h from 21 h and 2 h from 3 h; 1.5
@@ -240,6 +244,37 @@ class SyntheticTest(testtools.TestCase):
         self.assertEqual([(55.4, 74.3), (53.2, 80.2), (74.3, 55.4),
                           (74.3, 50.0)],
                          [trace.steps[step] for step in (2, 3, 46, 278)])
+
+    def test_each_day_after_the_first_is_shifted_and_scaled_a_little(self):
+        found = traces._days(4, seed=5)
+        self.assertEqual(found, traces._days(4, seed=5))
+        self.assertNotEqual(found, traces._days(4, seed=6))
+        self.assertEqual((0.0, 1.0), found[0])
+        for shift, factor in found[1:]:
+            self.assertLessEqual(abs(shift), traces.DAY_SHIFT_HOURS)
+            self.assertNotEqual(0.0, shift)
+            self.assertLess(abs(factor - 1.0),
+                            5 * traces.DAY_LEVEL_NOISE)
+
+    def test_several_days_repeat_the_day_with_noise(self):
+        # A one-day trace has no day-to-day noise.
+        self.assertEqual([(0.0, 1.0)], traces._days(1, seed=4))
+        three = traces.synthetic(200, 3 * 288, 4, shape='day-night')
+
+        def hourly(day):
+            steps = three.steps[day * 288:(day + 1) * 288]
+            return [sum(map(sum, steps[h * 12:(h + 1) * 12]))
+                    for h in range(24)]
+        first = hourly(0)
+        for day in (1, 2):
+            later = hourly(day)
+            self.assertNotEqual(first, later)
+            # The same day: night low, afternoon high, each hour near the
+            # first day's.
+            self.assertLess(min(later[2:5]) * 2.5, max(later[13:17]))
+            for hour in range(24):
+                self.assertLess(abs(later[hour] - first[hour]),
+                                0.3 * first[hour], (day, hour))
 
     def test_shapes_keep_the_planetlab_base_and_reject_unknown(self):
         base = traces.synthetic(8, 288, seed=2)
