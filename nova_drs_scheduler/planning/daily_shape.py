@@ -144,7 +144,8 @@ def rise(shape: DailyShape, t: float, seconds: float) -> float | None:
     if now is None:
         return None
     times = [t + seconds]
-    # Every bin centre on the way: the shape may peak between two.
+    # Linear between bin centres: its highest is at a centre on the way
+    # or at the end.
     centre = (math.floor((t % DAY) / shape.bin_seconds - 0.5) + 1.5) \
         * shape.bin_seconds + t - t % DAY
     while centre < t + seconds:
