@@ -39,8 +39,7 @@ def load(store) -> dict:
 def save(store, old: Mapping, new: Mapping) -> None:
     """Store the bins each pool's shape learnt from ``old`` to ``new``
     (``{pool: Outlook}`` both)."""
-    for pool, state in sorted(new.items(), key=lambda item: (
-            item[0] is not None, item[0] or '')):
+    for pool, state in new.items():
         before = old.get(pool)
         learnt = daily_shape.changed(
             before.shape if before is not None else daily_shape.DailyShape(
