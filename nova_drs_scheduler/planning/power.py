@@ -240,10 +240,13 @@ def count(previous: int, utilization: float | None,
 def observe(snapshot: model.Snapshot, forecasts: Mapping, counters: Mapping,
             now: float, config: PowerConfig) -> tuple[dict, dict]:
     """This period's ``(forecasts, counters)``, per pool: the demand (in
-    cores) fed to its forecast, its utilization to its counter.  Pools no
-    longer in the snapshot are forgotten; a pool with no measured host
-    keeps its forecast unchanged."""
-    new_forecasts, new_counters = {}, {}
+    cores) fed to its forecast, its utilization to its counter.  A pool
+    no longer in the snapshot keeps only its daily shape, days of
+    learning that would otherwise be overwritten when it comes back; a
+    pool with no measured host keeps its forecast unchanged."""
+    new_forecasts = {key: outlook.Outlook(shape=state.shape)
+                     for key, state in forecasts.items()}
+    new_counters = {}
     for pool in _pools(snapshot):
         state = forecasts.get(pool.key) or outlook.Outlook()
         if pool.demand is not None:

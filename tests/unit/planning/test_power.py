@@ -112,8 +112,11 @@ class ObserveTest(testtools.TestCase):
         old = steady({'gone': 3.0})
         forecasts, counters = power.observe(snapshot, old, {'gone': 9},
                                             0.0, CONFIG)
-        # Unaggregated hosts are ignored (unaggregated_hosts=ignore).
-        self.assertEqual({'A', 'B'}, set(forecasts))
+        # Unaggregated hosts are ignored (unaggregated_hosts=ignore); the
+        # pool gone keeps its daily shape only, for when it comes back.
+        self.assertEqual({'A', 'B', 'gone'}, set(forecasts))
+        self.assertEqual(outlook.Outlook(shape=old['gone'].shape),
+                         forecasts['gone'])
         self.assertEqual({'A': 1, 'B': 0}, counters)
         fresh = dataclasses.replace(snapshot, config=dataclasses.replace(
             snapshot.config, unaggregated_hosts=h.fresh('ignore')))
