@@ -560,13 +560,15 @@ class _PoolPlan:
                            f' emptied too')
             actions.append(self.action(STANDBY, host, reason,
                                        gb=round(gb, 3)))
+        detail = '; '.join(refused)
         if actions:
             names = ', '.join(c.name for c in chosen)
+            kept = f'; kept: {detail}' if detail else ''
             return (self.verdict(f'{draining}{len(self.taking)} host(s) take '
                                  f'load, the pool keeps {keep}: host '
-                                 f'{names} enter(s) standby', needed),
+                                 f'{names} enter(s) standby{kept}', needed),
                     tuple(actions))
-        detail = '; '.join(refused) or 'no host may enter standby'
+        detail = detail or 'no host may enter standby'
         return self.verdict(f'{draining}{len(self.taking)} host(s) take '
                             f'load, the pool keeps {keep}, no standby: '
                             f'{detail}', needed), ()
