@@ -503,8 +503,7 @@ class _PoolPlan:
 
     def _instances(self, host):
         return sorted((i for i in self.snapshot.instances
-                       if i.host == host.name),
-                      key=lambda i: (-i.memory_mb, -i.vcpus, i.uuid))
+                       if i.host == host.name), key=_largest_first)
 
     def _standby(self, needed):
         """Shed toward the hosts the pool keeps: each host to spare, the
@@ -614,7 +613,8 @@ class _PoolPlan:
         into ``placing``, largest first, each on the least loaded allowed
         host; '' when every other host stays under its threshold less the
         margin at the forecast (and under its RAM threshold), else why
-        not.  ``host`` is no destination from then on."""
+        not.  ``host`` is no destination from then on, and the instances
+        placed on it before are placed again."""
         hosts = self.snapshot.hosts
         placing.cpu.pop(host.name, None)
         placing.gone.add(host.name)
@@ -625,8 +625,15 @@ class _PoolPlan:
                 return (f'host {other.name} forecast at '
                         f'{self._ahead(other):.1f}%, over its threshold '
                         f'less the margin {self._ceiling(other):g}%')
+        # The instances the check placed on it leave with it.
+        again = placing.placed.pop(host.name, [])
+        if again:
+            uuids = {i.uuid for i in again}
+            placing.planned = [m for m in placing.planned
+                               if m.instance not in uuids]
         moving = {move.instance for move in placing.planned}
-        for instance in self._instances(host):
+        for instance in sorted([*self._instances(host), *again],
+                               key=_largest_first):
             if instance.uuid in moving:
                 continue
             view = dataclasses.replace(self.snapshot,
@@ -649,6 +656,7 @@ class _PoolPlan:
                         f'destination in the pool left under its threshold '
                         f'less the margin at the forecast')
             placing.add(instance, best[1], self.growth)
+            placing.placed.setdefault(best[1].name, []).append(instance)
             placing.planned.append(model.Move(
                 instance=instance.uuid, source=host.name,
                 destination=best[1].name, reason='standby placement check',
@@ -658,21 +666,28 @@ class _PoolPlan:
         return ''
 
 
+def _largest_first(instance) -> tuple:
+    """The order instances are placed in, as a drain moves them."""
+    return (-instance.memory_mb, -instance.vcpus, instance.uuid)
+
+
 @dataclasses.dataclass
 class _Placing:
     """The destinations of a standby's placement check, as instances are
     placed: CPU percent at the forecast and RAM percent by host, and the
-    moves planned so far (this period's, then the check's), and the hosts
-    being emptied."""
+    moves planned so far (this period's, then the check's), the hosts
+    being emptied, and the instances the check placed, by host."""
 
     cpu: dict
     ram: dict
     planned: list
     gone: set = dataclasses.field(default_factory=set)
+    placed: dict = dataclasses.field(default_factory=dict)
 
     def copy(self) -> '_Placing':
         return _Placing(dict(self.cpu), dict(self.ram), list(self.planned),
-                        set(self.gone))
+                        set(self.gone), {host: list(found) for host, found
+                                         in self.placed.items()})
 
     def after(self, instance, dest, growth: float) -> tuple:
         """``dest``'s CPU and RAM percent with ``instance`` on it."""

@@ -427,9 +427,10 @@ class StandbyTest(testtools.TestCase):
                      h.instance('c1', 'c', 0.5, memory_mb=9000)]
         seen.clear()
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
-        # Then a's, with b's placed: b and a go in one step.
-        self.assertEqual([('b1', []), ('b2', ['b1']), ('a1', ['b1', 'b2'])],
-                         seen)
+        # Then a's, with b's placed: b and a go in one step (b1, placed on
+        # a, is placed again).
+        self.assertEqual([('b1', []), ('b2', ['b1']), ('a1', ['b2']),
+                          ('b1', ['b2', 'a1'])], seen)
         # The larger memory first, whatever the uuids.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=1024),
                      h.instance('b2', 'b', 0.5, memory_mb=2048),
@@ -608,6 +609,28 @@ class StandbyTest(testtools.TestCase):
         self.assertIn('c: instance c1 has no allowed destination',
                       result.pools[0].reason)
 
+    def test_instances_placed_on_a_host_chosen_later_are_placed_again(self):
+        seen = []
+
+        def record(instance, snapshot):
+            seen.append((instance.uuid, [(m.instance, m.destination)
+                                         for m in snapshot.planned]))
+            return h.allow_all(instance, snapshot)
+        hosts = [host(n, 10.0) for n in 'abcd']
+        instances = [h.instance('a1', 'a', 0.5, memory_mb=1024),
+                     h.instance('b1', 'b', 0.5, memory_mb=2048),
+                     h.instance('c1', 'c', 0.5, memory_mb=8192),
+                     h.instance('d1', 'd', 0.5, memory_mb=9000)]
+        result = plan(snap(hosts, instances), steady({None: 2.0}),
+                      candidates=record)
+        self.assertEqual(['a', 'b', 'c'], [a.host for a in result.actions])
+        # a1 goes to b (the first of equals); b's check moves b1 and a1
+        # on, to c and d; c's moves c1, and b1 again, to d.
+        self.assertEqual([('a1', []),
+                          ('b1', []), ('a1', [('b1', 'c')]),
+                          ('c1', [('a1', 'd')]),
+                          ('b1', [('a1', 'd'), ('c1', 'd')])], seen)
+
     def test_a_standby_while_another_enters_counts_its_instances(self):
         offered = []
 
@@ -626,7 +649,9 @@ class StandbyTest(testtools.TestCase):
                       candidates=record)
         # 7 cores: two hosts under the middle; one of three to spare.
         self.assertEqual(['a'], [a.host for a in result.actions])
-        self.assertEqual([('e1', []), ('a1', ['e1'])], offered[:2])
+        # e1 was placed on a, which goes: e1 is placed again.
+        self.assertEqual([('e1', []), ('a1', []), ('e1', ['a1'])],
+                         offered[:3])
         self.assertIn('host e entering standby: draining',
                       result.pools[0].reason)
         # The entering host's instance fits nowhere: no other standby.
