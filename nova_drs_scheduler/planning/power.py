@@ -1,9 +1,10 @@
-"""Power management's decisions: which host enters standby, which wakes.
+"""Power management's decisions: which hosts enter standby, which wakes.
 
-Pure, like the planner: a snapshot, the pools' demand forecasts and low
-counters in, a :class:`PowerPlan` with a reason on every action and pool
-out.  The live leader and the simulator call the same :func:`plan`, after
-:func:`observe` has fed the period's demand to the forecasts and counters.
+Pure, like the planner: a snapshot, the pools' demand forecasts and spare
+counters (periods with a host to spare) in, a :class:`PowerPlan` with a
+reason on every action and pool out.  The live leader and the simulator
+call the same :func:`plan`, after :func:`observe` has fed the period's
+demand to the forecasts and counters.
 
 A *pool* is what the planner balances within (``working.pool_key``: the
 aggregate pool in ``mode = aggregate``, one pool in global mode).  Per
@@ -37,19 +38,21 @@ Wake (or cancel) comes first, one action per pool per period:
   instance that cannot move; else the standby host with the most vCPUs
   wakes (name breaks ties).
 
-Standby, when nothing wakes: the pool's level is not ``off``, its
-utilization has been under the band's bottom for ``low_periods``
-periods, no host is entering standby or waking, and after the host leaves
-the pool keeps ``max(min_hosts, needed + reserve_hosts)`` hosts, needed
-under the band's *middle* (DPM's target; a wake waits for the top: the
-gap keeps one period's noise from undoing the last action).  The host
-chosen is the cheapest to empty: fewest GB of RAM to move, such that
-every instance on it can move (none blocked for good) and has a
-destination Nova's filters allow (``candidates``, as for any move) in the
-pool, left under its ceiling at the forecast and under its RAM threshold
-once all of them are placed (largest first, each to the least loaded
-host), and every other host stays under its ceiling at the forecast: a
-check of each host, not of the pool's mean.
+Standby, when nothing wakes: the pool *keeps* ``max(min_hosts, needed +
+reserve_hosts)`` hosts, needed under the band's *middle* (DPM's target; a
+wake waits for the top: the gap keeps one period's noise from undoing the
+last action).  When it has had more hosts taking load than that for
+``low_periods`` periods, its level is not ``off`` and no host is waking,
+it sheds toward that number, several hosts in one period where the check
+below allows, even while others still enter standby: cheapest to empty
+first (fewest GB of RAM to move), each such that every instance on it can
+move (none blocked for good) and has a destination Nova's filters allow
+(``candidates``, as for any move) in the pool, left under its ceiling at
+the forecast and under its RAM threshold once all of them are placed
+(largest first, each to the least loaded host), and every other host
+stays under its ceiling at the forecast: a check of each host, not of
+the pool's mean.  The instances of the hosts entering standby, and of
+those chosen before, are counted where the check placed them.
 The drain itself is the planner's (an entering host is ``draining``).
 """
 
@@ -144,7 +147,8 @@ class PoolPower:
     standby: tuple = ()
     waking: tuple = ()
     entering: tuple = ()
-    #: Consecutive periods under the band's bottom.
+    #: Consecutive periods with a host to spare (more taking load than
+    #: the pool keeps).
     counter: int = 0
     #: Hosts the forecast needs under the band's top and their ceilings
     #: (without reserve).

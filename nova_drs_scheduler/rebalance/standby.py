@@ -103,7 +103,7 @@ def wake_pools(snapshot: model.Snapshot) -> set:
 class PowerPeriod:
     """Power management's step of each period, in the leader.
 
-    The forecasts and low counters live in memory (a new leader learns
+    The forecasts and spare counters live in memory (a new leader learns
     them again within ``power_low_periods``); the hosts' power states live
     in the DRS database, so any leader follows them on.
     """
@@ -170,7 +170,7 @@ class PowerPeriod:
     def needs_instances(self, snapshot: model.Snapshot) -> set:
         """Hosts whose instances the period must read for :func:`plan`:
         judged on the counters :meth:`run` will plan with, this period's
-        utilization counted (the last period's would miss the period a
+        demand counted (the last period's would miss the period a
         counter reaches ``power_low_periods``, and :func:`plan` would see
         the hosts empty)."""
         cfg = self.config()
