@@ -24,8 +24,10 @@ the decision to the host empty), then the bar per trace and seed: ours
 captures enough of the bound's saving (75 % on a generated day, 60 % on a
 trace file sized at 50 % or less; no share asked at a larger sizing), adds
 no more than a tenth to ``balanced``'s overloaded host-periods (10 where it
-has under 100) and unserved demand, and is never short of a host.  Writes
-every run to ``power.json`` under ``--output-dir``.  Needs python-watcher:
+has under 100) and unserved demand, and is never short of a host.
+``--rows`` runs only the rows it names (``balanced`` and ours among them),
+to save the time of the others.  Writes every run to ``power.json`` under
+``--output-dir``.  Needs python-watcher:
 ``tox -e bench-power``.
 """
 
