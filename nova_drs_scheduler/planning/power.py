@@ -577,6 +577,7 @@ class _PoolPlan:
                             f'{detail}', needed), ()
 
     def _why_keep(self) -> str:
+        """What the hosts kept were counted from, for the reasons."""
         cfg = self.config
         return (f'forecast {_fmt(_percent(self.upper, self.taking))} in '
                 f'{self.seconds:.0f} s under the band\'s middle '
