@@ -2,8 +2,9 @@
 
 The defaults are what an operator of VMware DPM expects: a target band of
 63 % +/- 18 (DPM's ``DemandCapacityRatioTarget`` and
-``DemandCapacityRatioToleranceHost``), hosts powered off only after
-sustained low demand, and powered on before demand needs them.
+``DemandCapacityRatioToleranceHost``): a pool keeps the hosts its
+forecast needs at the band's middle, powers the others off once that has
+held for a while, and powers hosts on before demand needs them.
 """
 
 from oslo_config import cfg
@@ -23,10 +24,10 @@ OPTS = [
             ('automatic', 'Drain hosts into standby and wake them through '
                           'the power driver (``power_driver``).'),
         ],
-        help='Power management level: consolidate a pool whose demand '
-             'stays under the band onto fewer hosts and power the freed '
-             'host off, and power hosts back on before demand needs them '
-             '(vSphere DPM\'s automation level). Aggregate metadata '
+        help='Power management level: consolidate a pool onto the hosts its '
+             'forecast demand needs and power the freed hosts off, and '
+             'power hosts back on before demand needs them (vSphere '
+             'DPM\'s automation level). Aggregate metadata '
              '``drs_power_management`` overrides it for the hosts of the '
              'aggregate.'),
     cfg.FloatOpt(
@@ -34,8 +35,12 @@ OPTS = [
         default=45.0,
         help='Bottom of the target band, percent of the CPUs of a pool\'s '
              'hosts that take load (on, not in maintenance or entering '
-             'standby). A pool under it for ``power_low_periods`` periods '
-             'puts one host in standby. vSphere DPM: '
+             'standby). With ``power_band_high`` it sets the band\'s '
+             'middle (63 by default), the utilization each host a pool '
+             'keeps holds the forecast demand under: a pool keeps the '
+             'fewest hosts that hold it so, plus ``power_reserve_hosts``, '
+             'and sheds the others (several at once where each passes the '
+             'per-host check). Higher keeps fewer hosts on. vSphere DPM: '
              '``DemandCapacityRatioTarget`` minus '
              '``DemandCapacityRatioToleranceHost`` (63 - 18).',
         **utilization.PERCENT),
@@ -74,9 +79,10 @@ OPTS = [
         'power_low_periods',
         default=6,
         min=1,
-        help='Consecutive rebalance periods a pool\'s utilization must stay '
-             'under ``power_band_low`` before one of its hosts is put in '
-             'standby; the wait is this times ``rebalance_interval``. '
+        help='Consecutive rebalance periods a pool must have had more hosts '
+             'taking load than it keeps (see ``power_band_low``) before '
+             'its hosts to spare are put in standby; the wait is this '
+             'times ``rebalance_interval``. '
              'vSphere DPM judges a power-off on 40 minutes of demand '
              '(``VmDemandHistorySecsHostOff``, 2400 s): with a 60 s '
              'interval, 40 periods match it; the default acts sooner and '

@@ -1,9 +1,10 @@
-"""Power management's decisions: which host enters standby, which wakes.
+"""Power management's decisions: which hosts enter standby, which wakes.
 
-Pure, like the planner: a snapshot, the pools' demand forecasts and low
-counters in, a :class:`PowerPlan` with a reason on every action and pool
-out.  The live leader and the simulator call the same :func:`plan`, after
-:func:`observe` has fed the period's demand to the forecasts and counters.
+Pure, like the planner: a snapshot, the pools' demand forecasts and spare
+counters (periods with a host to spare) in, a :class:`PowerPlan` with a
+reason on every action and pool out.  The live leader and the simulator
+call the same :func:`plan`, after :func:`observe` has fed the period's
+demand to the forecasts and counters.
 
 A *pool* is what the planner balances within (``working.pool_key``: the
 aggregate pool in ``mode = aggregate``, one pool in global mode).  Per
@@ -38,19 +39,21 @@ Wake (or cancel) comes first, one action per pool per period:
   instance that cannot move; else the standby host with the most vCPUs
   wakes (name breaks ties).
 
-Standby, when nothing wakes: the pool's level is not ``off``, its
-utilization has been under the band's bottom for ``low_periods``
-periods, no host is entering standby or waking, and after the host leaves
-the pool keeps ``max(min_hosts, needed + reserve_hosts)`` hosts, needed
-under the band's *middle* (DPM's target; a wake waits for the top: the
-gap keeps one period's noise from undoing the last action).  The host
-chosen is the cheapest to empty: fewest GB of RAM to move, such that
-every instance on it can move (none blocked for good) and has a
-destination Nova's filters allow (``candidates``, as for any move) in the
-pool, left under its ceiling at the forecast and under its RAM threshold
-once all of them are placed (largest first, each to the least loaded
-host), and every other host stays under its ceiling at the forecast: a
-check of each host, not of the pool's mean.
+Standby, when nothing wakes: the pool *keeps* ``max(min_hosts, needed +
+reserve_hosts)`` hosts, needed under the band's *middle* (DPM's target; a
+wake waits for the top: the gap keeps one period's noise from undoing the
+last action).  When it has had more hosts taking load than that for
+``low_periods`` periods, its level is not ``off`` and no host is waking,
+it sheds toward that number, several hosts in one period where the check
+below allows, even while others still enter standby: cheapest to empty
+first (fewest GB of RAM to move), each such that every instance on it can
+move (none blocked for good) and has a destination Nova's filters allow
+(``candidates``, as for any move) in the pool, left under its ceiling at
+the forecast and under its RAM threshold once all of them are placed
+(largest first, each to the least loaded host), and every other host
+stays under its ceiling at the forecast: a check of each host, not of
+the pool's mean.  The instances of the hosts entering standby, and of
+those chosen before, are counted where the check placed them.
 The drain itself is the planner's (an entering host is ``draining``).
 """
 
@@ -145,7 +148,8 @@ class PoolPower:
     standby: tuple = ()
     waking: tuple = ()
     entering: tuple = ()
-    #: Consecutive periods under the band's bottom.
+    #: Consecutive periods with a host to spare (more taking load than
+    #: the pool keeps).
     counter: int = 0
     #: Hosts the forecast needs under the band's top and their ceilings
     #: (without reserve).
@@ -228,22 +232,44 @@ def _percent(cores: float | None, hosts) -> float | None:
     return 100.0 * cores / capacity
 
 
-def count(previous: int, utilization: float | None,
-          config: PowerConfig) -> int:
-    """The low counter after a period: one more while the pool's
-    utilization is under the band's bottom, 0 otherwise (or unknown)."""
-    if utilization is not None and utilization < config.band_low:
-        return previous + 1
-    return 0
+def _upper(pool: _Pool, state, config: PowerConfig) -> tuple:
+    """``(cores, seconds)``: the demand the pool must be ready for, the
+    forecast's upper bound that many seconds ahead and never less than
+    now (None when no host is measured).  On a ramp a host woken late
+    leaves the others over their threshold until it boots and balancing
+    refills it, while one woken early costs its idle power: a rising
+    forecast is read :data:`RAMP_HORIZONS` ahead."""
+    seconds = config.horizon
+    if pool.demand is None or state is None:
+        return pool.demand, seconds
+    expected, deviation = outlook.ahead(state, seconds)
+    if expected > pool.demand:
+        seconds = RAMP_HORIZONS * config.horizon
+        expected, deviation = outlook.ahead(state, seconds)
+    return max(pool.demand, expected
+               + config.forecast_deviations * deviation), seconds
+
+
+def _keep(cores: float, memory: float, hosts, config: PowerConfig,
+          margin: float) -> int:
+    """Hosts a pool keeps taking load: the fewest of ``hosts`` that hold
+    the forecast ``cores`` under the band's middle (and each under its
+    ceiling) and ``memory`` under their RAM thresholds, plus the reserve;
+    never under the minimum."""
+    return max(config.min_hosts,
+               _needed(cores, memory, hosts, config.target, margin)
+               + config.reserve_hosts)
 
 
 def observe(snapshot: model.Snapshot, forecasts: Mapping, counters: Mapping,
             now: float, config: PowerConfig) -> tuple[dict, dict]:
     """This period's ``(forecasts, counters)``, per pool: the demand (in
-    cores) fed to its forecast, its utilization to its counter.  A pool
-    no longer in the snapshot keeps only its daily shape, days of
-    learning that would otherwise be overwritten when it comes back; a
-    pool with no measured host keeps its forecast unchanged."""
+    cores) fed to its forecast, and one more period to its counter while
+    it has a host to spare (more hosts taking load than it keeps at the
+    forecast, :func:`_keep`), else 0.  A pool no longer in the snapshot
+    keeps only its daily shape, days of learning that would otherwise be
+    overwritten when it comes back; a pool with no measured host keeps its
+    forecast unchanged and counts 0."""
     new_forecasts = {key: outlook.Outlook(shape=state.shape)
                      for key, state in forecasts.items()}
     new_counters = {}
@@ -252,10 +278,12 @@ def observe(snapshot: model.Snapshot, forecasts: Mapping, counters: Mapping,
         if pool.demand is not None:
             state = outlook.update(state, now, pool.demand)
         new_forecasts[pool.key] = state
-        new_counters[pool.key] = count(
-            counters.get(pool.key, 0),
-            _percent(pool.demand, [h for h in pool.hosts if _takes_load(h)]),
-            config)
+        taking = [h for h in pool.hosts if _takes_load(h)]
+        cores, _ = _upper(pool, state, config)
+        spare = cores is not None and taking and len(taking) > _keep(
+            cores, pool.memory, taking, config, snapshot.config.margin)
+        new_counters[pool.key] = counters.get(pool.key, 0) + 1 if spare \
+            else 0
     return new_forecasts, new_counters
 
 
@@ -319,13 +347,12 @@ def plan(snapshot: model.Snapshot, candidates: model.CandidatesFn,
     # Room is counted for the moves a standby's placement check plans.
     candidates = capacity.counted(candidates)
     for pool in _pools(snapshot):
-        verdict, action = _PoolPlan(snapshot, candidates, pool,
-                                     forecasts.get(pool.key),
-                                     counters.get(pool.key, 0), config,
-                                     pool.key in unplaced).run()
+        verdict, taken = _PoolPlan(snapshot, candidates, pool,
+                                    forecasts.get(pool.key),
+                                    counters.get(pool.key, 0), config,
+                                    pool.key in unplaced).run()
         verdicts.append(verdict)
-        if action is not None:
-            actions.append(action)
+        actions.extend(taken)
     return PowerPlan(tuple(actions), tuple(verdicts), tuple(notes))
 
 
@@ -358,19 +385,7 @@ class _PoolPlan:
         self.waking = by_power.get(model.WAKING, [])
         self.taking = [h for h in pool.hosts if _takes_load(h)]
         self.utilization = _percent(pool.demand, self.taking)
-        # The demand to be ready for: the forecast's upper bound at the
-        # horizon, and never less than now.
-        self.upper, self.seconds = pool.demand, config.horizon
-        if pool.demand is not None and state is not None:
-            expected, deviation = outlook.ahead(state, config.horizon)
-            if expected > pool.demand:
-                # On a ramp a host woken late leaves the others over their
-                # threshold until it boots and balancing refills it; one
-                # woken early costs its idle power: look further ahead.
-                self.seconds = RAMP_HORIZONS * config.horizon
-                expected, deviation = outlook.ahead(state, self.seconds)
-            self.upper = max(pool.demand, expected
-                             + config.forecast_deviations * deviation)
+        self.upper, self.seconds = _upper(pool, state, config)
         # Each host's load is expected to grow as the pool's demand does.
         self.growth = self.upper / pool.demand if pool.demand else 1.0
 
@@ -400,7 +415,8 @@ class _PoolPlan:
                                              self.taking + self.waking),
                            **extra)
 
-    def run(self):
+    def run(self) -> tuple:
+        """``(verdict, actions)``: the pool's verdict and its actions."""
         cfg = self.config
         if self.level == 'off':
             if self.entering:
@@ -408,10 +424,10 @@ class _PoolPlan:
                 reason = ('power management is off for the pool: host '
                           f'{host.name} goes back into service')
                 return (self.verdict(reason),
-                        self.action(CANCEL, host, reason))
+                        (self.action(CANCEL, host, reason),))
             rest = (f'; {len(self.standby)} host(s) stay in standby'
                     if self.standby else '')
-            return self.verdict(f'power management off{rest}'), None
+            return self.verdict(f'power management off{rest}'), ()
         ready = self.taking + self.waking
         needed = None
         if self.upper is not None:
@@ -426,15 +442,11 @@ class _PoolPlan:
                 reason = (f'host {host.name} cannot be emptied for standby: '
                           f'{blocker}; it goes back into service')
                 return (self.verdict(reason, needed),
-                        self.action(CANCEL, host, reason))
-        if self.entering:
-            names = ', '.join(h.name for h in self.entering)
-            return self.verdict(f'host {names} entering standby: draining',
-                                needed), None
+                        (self.action(CANCEL, host, reason),))
         if self.waking:
             names = ', '.join(h.name for h in self.waking)
             return self.verdict(f'waiting for host {names} to boot',
-                                needed), None
+                                needed), ()
         return self._standby(needed)
 
     def _ceiling(self, host) -> float:
@@ -445,7 +457,9 @@ class _PoolPlan:
     def _ahead(self, host) -> float:
         """A measured host's CPU percent at the forecast: its outlook,
         grown as the pool's demand is forecast to grow."""
-        return (host.cpu_percent + working.lag(host)) * self.growth
+        return ((host.cpu_percent + working.lag(host)) * self.growth
+                + self.config.forecast_deviations
+                * (host.cpu_deviation or 0.0))
 
     def _top(self) -> str:
         """What a wake keeps the hosts under, for its reason."""
@@ -480,13 +494,14 @@ class _PoolPlan:
             host = self.entering[0]
             reason = f'{why}: host {host.name} goes back into service'
             return (self.verdict(reason, needed),
-                    self.action(CANCEL, host, reason))
+                    (self.action(CANCEL, host, reason),))
         if not self.standby:
             return self.verdict(f'{why}; no host in standby to wake',
-                                needed), None
+                                needed), ()
         host = min(self.standby, key=lambda h: (-h.vcpus, h.name))
         reason = f'{why}: wake host {host.name} ({host.vcpus} vCPUs)'
-        return self.verdict(reason, needed), self.action(WAKE, host, reason)
+        return (self.verdict(reason, needed),
+                (self.action(WAKE, host, reason),))
 
     def _blocker(self, host) -> str:
         for instance in self._instances(host):
@@ -496,107 +511,202 @@ class _PoolPlan:
 
     def _instances(self, host):
         return sorted((i for i in self.snapshot.instances
-                       if i.host == host.name),
-                      key=lambda i: (-i.memory_mb, -i.vcpus, i.uuid))
+                       if i.host == host.name), key=_largest_first)
 
     def _standby(self, needed):
+        """Shed toward the hosts the pool keeps: each host to spare, the
+        cheapest to empty first, as long as it passes the per-host check
+        with the instances of the hosts entering standby, and of those
+        chosen before it, counted as placed."""
         cfg = self.config
+        draining = ''
+        if self.entering:
+            draining = (f'host {", ".join(h.name for h in self.entering)} '
+                        f'entering standby: draining; ')
         if self.utilization is None:
-            return self.verdict('no fresh CPU metrics: no standby',
-                                needed), None
-        if self.counter < cfg.low_periods:
-            if self.utilization >= cfg.band_low:
-                head = (f'utilization {_fmt(self.utilization)} within the '
-                        f'band {cfg.band_low:g}-{cfg.band_high:g}%')
-            else:
-                head = (f'utilization {_fmt(self.utilization)} under the '
-                        f'band for {self.counter} of {cfg.low_periods} '
-                        f'periods')
-            return self.verdict(f'{head}: no standby', needed), None
-        refused = []
+            return self.verdict(f'{draining}no fresh CPU metrics: no '
+                                f'standby', needed), ()
+        keep = _keep(self.upper, self.pool.memory, self.taking, cfg,
+                     self.snapshot.config.margin)
+        spare = len(self.taking) - keep
+        if spare <= 0 or self.counter < cfg.low_periods:
+            head = (f'{len(self.taking)} host(s) take load, the pool keeps '
+                    f'{keep} ({self._why_keep()})')
+            if spare > 0:
+                head += (f': {spare} to spare for {self.counter} of '
+                         f'{cfg.low_periods} periods')
+            return self.verdict(f'{draining}{head}: no standby',
+                                needed), ()
+        placing = self._placing()
+        for host in self.entering:
+            problem = self._place(host, placing)
+            if problem:
+                return self.verdict(
+                    f'{draining}no other standby until the hosts entering '
+                    f'standby are placed: {host.name}: {problem}',
+                    needed), ()
+        chosen, refused, actions = [], [], []
         options = sorted(
             (sum(i.memory_mb for i in self._instances(h)) / 1024.0, h.name, h)
             for h in self.taking if _standby_candidate(h))
         for gb, _name, host in options:
-            problem = self._keeps(host) or self._blocker(host) or (
-                self._placement(host))
-            if not problem:
-                reason = (f'utilization {_fmt(self.utilization)} under the '
-                          f'band bottom {cfg.band_low:g}% for '
-                          f'{self.counter} periods; host {host.name} is the '
-                          f'cheapest to empty ({gb:.1f} GB to move)')
-                return (self.verdict(reason, needed),
-                        self.action(STANDBY, host, reason, gb=round(gb, 3)))
-            refused.append(f'{host.name}: {problem}')
-        detail = '; '.join(refused) or 'no host may enter standby'
-        return self.verdict(f'utilization {_fmt(self.utilization)} under '
-                            f'the band, no standby: {detail}', needed), None
+            trial = placing.copy()
+            problem = (self._keeps(host, chosen) or self._blocker(host)
+                       or self._place(host, trial))
+            if problem:
+                refused.append(f'{host.name}: {problem}')
+                continue
+            placing = trial
+            chosen.append(host)
+            reason = (f'{len(self.taking)} host(s) take load, the pool keeps '
+                      f'{keep} ({self._why_keep()}) for {self.counter} '
+                      f'periods; host {host.name} is the cheapest to empty '
+                      f'({gb:.1f} GB to move)')
+            if len(chosen) > 1:
+                reason += (f' with {", ".join(c.name for c in chosen[:-1])}'
+                           f' emptied too')
+            actions.append(self.action(STANDBY, host, reason,
+                                       gb=round(gb, 3)))
+        detail = '; '.join(refused)
+        if actions:
+            names = ', '.join(c.name for c in chosen)
+            kept = f'; kept: {detail}' if detail else ''
+            return (self.verdict(f'{draining}{len(self.taking)} host(s) take '
+                                 f'load, the pool keeps {keep}: host '
+                                 f'{names} enter(s) standby{kept}', needed),
+                    tuple(actions))
+        detail = detail or 'no host may enter standby'
+        return self.verdict(f'{draining}{len(self.taking)} host(s) take '
+                            f'load, the pool keeps {keep}, no standby: '
+                            f'{detail}', needed), ()
 
-    def _keeps(self, host) -> str:
-        """Why the pool cannot do without ``host``, or ''."""
+    def _why_keep(self) -> str:
+        """What the hosts kept were counted from, for the reasons."""
         cfg = self.config
-        rest = [h for h in self.taking if h is not host]
-        least = cfg.min_hosts
-        if self.upper is not None:
-            least = max(least, _needed(
-                self.upper, self.pool.memory, rest, cfg.target,
-                self.snapshot.config.margin) + cfg.reserve_hosts)
+        return (f'forecast {_fmt(_percent(self.upper, self.taking))} in '
+                f'{self.seconds:.0f} s under the band\'s middle '
+                f'{cfg.target:g}%, reserve {cfg.reserve_hosts}, minimum '
+                f'{cfg.min_hosts}')
+
+    def _keeps(self, host, chosen) -> str:
+        """Why the pool cannot do without ``host`` once the ``chosen``
+        hosts are gone too, or ''."""
+        rest = [h for h in self.taking if h is not host and h not in chosen]
+        least = _keep(self.upper, self.pool.memory, rest, self.config,
+                      self.snapshot.config.margin)
         if len(rest) < least:
             return (f'{len(rest)} host(s) would be left, the pool needs '
-                    f'{least} (minimum {cfg.min_hosts}, reserve '
-                    f'{cfg.reserve_hosts}, forecast under the band\'s '
-                    f'middle {cfg.target:g}%)')
+                    f'{least}')
         return ''
 
-    def _placement(self, host) -> str:
-        """Place every instance of ``host`` in the pool, largest first,
-        each on the least loaded allowed host; '' when every host of the
-        pool stays under its threshold less the margin at the forecast
-        (and under its RAM threshold), else why not."""
+    def _placing(self) -> '_Placing':
+        """Where a standby's instances may go: each schedulable measured
+        host taking load at its CPU percent at the forecast and its RAM
+        percent, with this period's planned moves added to their
+        destinations."""
+        cpu = {h.name: self._ahead(h) for h in self.taking
+               if h.cpu_percent is not None and h.schedulable}
+        ram = {h.name: h.ram_percent for h in self.taking}
+        placing = _Placing(cpu, ram, list(self.snapshot.planned))
+        if self.snapshot.planned:
+            instances = {i.uuid: i for i in self.snapshot.instances}
+            for move in self.snapshot.planned:
+                instance = instances.get(move.instance)
+                if instance is not None and move.destination in cpu:
+                    placing.add(instance, self.snapshot.hosts[
+                        move.destination], self.growth)
+        return placing
+
+    def _place(self, host, placing: '_Placing') -> str:
+        """Place every instance of ``host`` not already moving this period
+        into ``placing``, largest first, each on the least loaded allowed
+        host; '' when every other host stays under its threshold less the
+        margin at the forecast (and under its RAM threshold), else why
+        not.  ``host`` is no destination from then on, and the instances
+        placed on it before are placed again."""
         hosts = self.snapshot.hosts
+        placing.cpu.pop(host.name, None)
+        placing.gone.add(host.name)
         for other in self.taking:
-            if (other is not host and other.cpu_percent is not None
+            if (other.name not in placing.gone
+                    and other.cpu_percent is not None
                     and self._ahead(other) > self._ceiling(other)):
                 return (f'host {other.name} forecast at '
                         f'{self._ahead(other):.1f}%, over its threshold '
                         f'less the margin {self._ceiling(other):g}%')
-        # At the forecast, as the planner judges a destination at its
-        # outlook.
-        cpu = {h.name: self._ahead(h) for h in self.taking
-               if h.cpu_percent is not None and h.schedulable}
-        ram = {h.name: h.ram_percent for h in self.taking}
-        planned = list(self.snapshot.planned)
-        view = self.snapshot
-        for instance in self._instances(host):
+        # The instances the check placed on it leave with it.
+        again = placing.placed.pop(host.name, [])
+        if again:
+            uuids = {i.uuid for i in again}
+            placing.planned = [m for m in placing.planned
+                               if m.instance not in uuids]
+        moving = {move.instance for move in placing.planned}
+        for instance in sorted([*self._instances(host), *again],
+                               key=_largest_first):
+            if instance.uuid in moving:
+                continue
+            view = dataclasses.replace(self.snapshot,
+                                       planned=tuple(placing.planned))
             found = self.candidates(instance, view)
             best = None
             for name in sorted(found.allowed):
                 dest = hosts.get(name)
-                if name == host.name or name not in cpu:
+                if name not in placing.cpu:
                     continue
-                load = cpu[name] + (100.0 * instance.cpu_cores * self.growth
-                                    / dest.vcpus)
-                memory = ram[name]
-                if memory is not None:
-                    memory += 100.0 * instance.memory_mb / dest.memory_mb
+                load, memory = placing.after(instance, dest, self.growth)
                 if load > self._ceiling(dest) or (
                         memory is not None and memory > dest.ram_threshold):
                     continue
                 # By name, so the first of equally loaded hosts stays.
                 if best is None or load < best[0]:
-                    best = (load, name, memory)
+                    best = (load, dest)
             if best is None:
                 return (f'instance {instance.uuid} has no allowed '
                         f'destination in the pool left under its threshold '
                         f'less the margin at the forecast')
-            load, name, memory = best
-            cpu[name], ram[name] = load, memory
-            planned.append(model.Move(
-                instance=instance.uuid, source=host.name, destination=name,
-                reason='standby placement check', expected={},
-                memory_mb=instance.memory_mb, goal=model.DRAIN,
+            placing.add(instance, best[1], self.growth)
+            placing.placed.setdefault(best[1].name, []).append(instance)
+            placing.planned.append(model.Move(
+                instance=instance.uuid, source=host.name,
+                destination=best[1].name, reason='standby placement check',
+                expected={}, memory_mb=instance.memory_mb, goal=model.DRAIN,
                 migration=instance.migration,
                 resources=dict(found.request)))
-            view = dataclasses.replace(self.snapshot, planned=tuple(planned))
         return ''
 
+
+def _largest_first(instance) -> tuple:
+    """The order instances are placed in, as a drain moves them."""
+    return (-instance.memory_mb, -instance.vcpus, instance.uuid)
+
+
+@dataclasses.dataclass
+class _Placing:
+    """The destinations of a standby's placement check, as instances are
+    placed: CPU percent at the forecast and RAM percent by host, and the
+    moves planned so far (this period's, then the check's), the hosts
+    being emptied, and the instances the check placed, by host."""
+
+    cpu: dict
+    ram: dict
+    planned: list
+    gone: set = dataclasses.field(default_factory=set)
+    placed: dict = dataclasses.field(default_factory=dict)
+
+    def copy(self) -> '_Placing':
+        return _Placing(dict(self.cpu), dict(self.ram), list(self.planned),
+                        set(self.gone), {host: list(found) for host, found
+                                         in self.placed.items()})
+
+    def after(self, instance, dest, growth: float) -> tuple:
+        """``dest``'s CPU and RAM percent with ``instance`` on it."""
+        memory = self.ram[dest.name]
+        if memory is not None:
+            memory += 100.0 * instance.memory_mb / dest.memory_mb
+        return (self.cpu[dest.name]
+                + 100.0 * instance.cpu_cores * growth / dest.vcpus, memory)
+
+    def add(self, instance, dest, growth: float) -> None:
+        """Count ``instance`` on ``dest``."""
+        self.cpu[dest.name], self.ram[dest.name] = self.after(
+            instance, dest, growth)

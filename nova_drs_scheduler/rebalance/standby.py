@@ -104,7 +104,7 @@ def wake_pools(snapshot: model.Snapshot) -> set:
 class PowerPeriod:
     """Power management's step of each period, in the leader.
 
-    The forecasts and low counters live in memory (a new leader learns
+    The forecasts and spare counters live in memory (a new leader learns
     them again within ``power_low_periods``), except the pools' daily
     shapes, which a leader reads from the DRS database when it starts
     leading and stores bin by bin; the hosts' power states live in the DRS
@@ -181,7 +181,7 @@ class PowerPeriod:
     def needs_instances(self, snapshot: model.Snapshot) -> set:
         """Hosts whose instances the period must read for :func:`plan`:
         judged on the counters :meth:`run` will plan with, this period's
-        utilization counted (the last period's would miss the period a
+        demand counted (the last period's would miss the period a
         counter reaches ``power_low_periods``, and :func:`plan` would see
         the hosts empty)."""
         cfg = self.config()

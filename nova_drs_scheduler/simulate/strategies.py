@@ -113,7 +113,7 @@ class PowerManaged(PlannerStrategy):
         super().__init__(config, 'balanced', label=POWER_MANAGED)
         self.power_config = power_config
         self.level = level
-        #: The pools' demand forecasts and low counters, period to period.
+        #: The pools' demand forecasts and spare counters, period to period.
         self.forecasts, self.counters = {}, {}
         #: Every power action taken, with the period's time.
         self.actions = []

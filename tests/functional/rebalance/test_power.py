@@ -278,6 +278,41 @@ class EnergySavedTest(PowerTestBase):
                              lines[start:start + 5]))
 
 
+class SeveralInOneStepTest(PowerTestBase):
+    """A quiet pool with two hosts to spare sheds both in one period, each
+    checked with the other's servers counted as placed."""
+
+    def test_several_hosts_shed_in_one_step(self):
+        # 3 cores in all: one host holds them under the band's middle, the
+        # reserve keeps a second; host3 and host4 are the cheapest.
+        self.boot_servers({'host1': 2, 'host2': 2, 'host3': 1, 'host4': 1})
+        moving = [uuid for uuid in self.cores
+                  if self._host_of(uuid) in ('host3', 'host4')]
+        self.period()
+        record = self.period()
+        self.assertEqual([('standby', 'host3'), ('standby', 'host4')],
+                         self.actions(record))
+        first, second = record['power']['actions']
+        self.assertIn('with host3 emptied too', second['reason'])
+        self.assertEqual(
+            {'host3': 'entering', 'host4': 'entering'},
+            {host: row['state'] for host, row in self.rows().items()})
+        for host in ('host3', 'host4'):
+            self.assertEqual('disabled', self.service(host)['status'])
+
+        self.until('host4', 'standby')
+        self.until('host3', 'standby')
+        self.assertEqual({('power_off', 'host3'), ('power_off', 'host4')},
+                         set(self.driver.calls))
+        for uuid in moving:
+            self.assertIn(self._host_of(uuid), ('host1', 'host2'))
+        self.assertNothingLost()
+        # Two hosts left: nothing else goes.
+        again = self.period()
+        self.assertEqual([], self.actions(again))
+        self.assertEqual(['host1', 'host2'], sorted(self.pool(again)['on']))
+
+
 class WakeTest(PowerTestBase):
     """Demand rising: the forecast wakes a host before its hosts reach
     their threshold less the margin (75 %)."""

@@ -402,6 +402,8 @@ class PowerPeriodTest(testtools.TestCase):
                 for r in self.store.recommendations()]
 
     def test_a_quiet_pool_puts_a_host_in_standby_at_automatic(self):
+        # Two hosts stay: one of the three is to spare.
+        self.config(power_min_hosts=2, group='drs')
         rec = self.run_period(self.snapshot())
         self.assertEqual([], rec['power']['actions'])
         self.assertEqual({}, rec['power']['hosts'])
@@ -423,7 +425,24 @@ class PowerPeriodTest(testtools.TestCase):
         self.assertEqual([], self.recommendations())
         self.assertEqual([], self.driver.calls)
 
+    def test_several_hosts_enter_standby_in_one_period(self):
+        self.power.counters = {None: 5}
+        rec = self.run_period(self.snapshot())
+        self.assertEqual([('standby', 'h1'), ('standby', 'h2')],
+                         [(a['kind'], a['host'])
+                          for a in rec['power']['actions']])
+        first, second = (a['reason'] for a in rec['power']['actions'])
+        self.assertEqual([mock.call('h1', 'standby', first),
+                          mock.call('h2', 'standby', second)],
+                         self.disable.call_args_list)
+        self.assertEqual({'h1': 'entering', 'h2': 'entering'},
+                         {host: row['state'] for host, row in
+                          self.store.power_hosts().items()})
+        self.assertEqual(2.0, self.actions('standby', 'done'))
+
     def test_at_manual_a_standby_is_recommended_until_no_longer_made(self):
+        # Two hosts stay: one of the three is to spare.
+        self.config(power_min_hosts=2, group='drs')
         self.store.recommend('r0', {'instance': 'i1', 'source': 'h2',
                                     'destination': 'h3', 'reason': 'cpu'})
         for _ in range(3):
@@ -507,6 +526,8 @@ class PowerPeriodTest(testtools.TestCase):
         self.assertEqual([], self.driver.calls)
 
     def test_the_counter_of_an_approved_standby_pool_goes_on(self):
+        # Two hosts stay: one of the three is to spare.
+        self.config(power_min_hosts=2, group='drs')
         self.power.counters = {None: 3}
         self.approve(power.STANDBY, 'h2')
         rec = self.run_period(self.snapshot())
@@ -514,6 +535,8 @@ class PowerPeriodTest(testtools.TestCase):
         self.assertEqual(['h2'], list(rec['power']['hosts']))
 
     def test_a_standby_of_a_move_destination_waits(self):
+        # Two hosts stay: one of the three is to spare.
+        self.config(power_min_hosts=2, group='drs')
         self.power.counters = {None: 5}
         move = model.Move('i1', 'h2', 'h1', 'cpu', {})
         rec = self.run_period(self.snapshot(), moves=[move])
@@ -616,6 +639,8 @@ class PowerPeriodTest(testtools.TestCase):
         self.assertEqual(['h2'], list(self.power.refused))
 
     def test_a_refused_host_is_not_chosen_for_standby(self):
+        # Two hosts stay: one of the three is to spare.
+        self.config(power_min_hosts=2, group='drs')
         self.power.counters = {None: 5}
         self.power.refused['h1'] = NOW
         rec = self.run_period(self.snapshot())
@@ -720,6 +745,8 @@ class PowerPeriodTest(testtools.TestCase):
                           'b': (1, 1, 1, 0.5, 0.09)}, pools())
 
     def test_preview_shows_the_plan_and_changes_nothing(self):
+        # Two hosts stay: one of the three is to spare.
+        self.config(power_min_hosts=2, group='drs')
         self.power.counters = {None: 5}
         self.clock.advance_time_delta(datetime.timedelta(microseconds=250))
         self.store.set_power('h3', model.STANDBY, reason='quiet')

@@ -59,14 +59,34 @@ def plan(snapshot, forecasts=None, counters=None, config=CONFIG,
                       config, unplaced)
 
 
+def first(result, *fields):
+    """The first host a plan sheds (with ``fields`` of its action): the
+    cheapest to empty, whatever others follow it in the same step."""
+    return [(a.host, *(getattr(a, f) for f in fields)) if fields else a.host
+            for a in result.actions][:1]
+
+
 class CountTest(testtools.TestCase):
 
-    def test_counts_periods_under_the_band_bottom(self):
-        self.assertEqual(3, power.count(2, 44.9, CONFIG))
-        self.assertEqual(0, power.count(2, 45.0, CONFIG))
-        self.assertEqual(0, power.count(7, None, CONFIG))
-        self.assertEqual(1, power.count(0, 0.0, CONFIG))
-        self.assertEqual(4, power.count(3, 10.0, CONFIG))
+    def counted(self, cpus, previous=2, **config):
+        snapshot = snap([host(f'h{n}', cpu) for n, cpu in enumerate(cpus)])
+        _, counters = power.observe(snapshot, {}, {None: previous}, 0.0,
+                                    dataclasses.replace(CONFIG, **config))
+        return counters[None]
+
+    def test_counts_periods_with_a_host_to_spare(self):
+        # 12 cores: two hosts of 10 hold them under the middle (63 %),
+        # the third is to spare.
+        self.assertEqual(3, self.counted([40.0, 40.0, 40.0]))
+        # 12.9 are over two hosts' middle: none to spare.
+        self.assertEqual(0, self.counted([43.0, 43.0, 43.0]))
+        self.assertEqual(1, self.counted([0.0, 0.0], previous=0))
+        # The reserve and the minimum are kept.
+        self.assertEqual(0, self.counted([10.0, 10.0], reserve_hosts=1))
+        self.assertEqual(0, self.counted([10.0, 10.0], min_hosts=2))
+        self.assertEqual(3, self.counted([10.0, 10.0, 10.0], min_hosts=2))
+        # Unmeasured: nothing to spare.
+        self.assertEqual(0, self.counted([None, None]))
 
     def test_the_band_middle(self):
         self.assertEqual(63.0, CONFIG.target)
@@ -105,9 +125,9 @@ class ObserveTest(testtools.TestCase):
         self.assertEqual({None: 0}, counters)
 
     def test_pools_in_aggregate_mode_and_forgotten_pools(self):
-        snapshot = snap([host('a', 10.0, pool='A'), host('b', 60.0,
-                                                         pool='B'),
-                         host('u', 10.0)],
+        snapshot = snap([host('a', 10.0, pool='A'),
+                         host('a2', 10.0, pool='A'),
+                         host('b', 60.0, pool='B'), host('u', 10.0)],
                         mode=h.fresh('aggregate'))
         old = steady({'gone': 3.0})
         forecasts, counters = power.observe(snapshot, old, {'gone': 9},
@@ -138,14 +158,15 @@ class ObserveTest(testtools.TestCase):
         forecasts, counters = power.observe(snapshot, {}, {None: 3}, 0.0,
                                             CONFIG)
         self.assertAlmostEqual(4.0, forecasts[None].holt.level)
-        self.assertEqual({None: 4}, counters)  # 4 cores on a's 10: 40 %
+        # 4 cores on a's 10: 40 %, and a alone has none to spare.
+        self.assertEqual({None: 0}, counters)
         result = plan(snapshot, forecasts)
         self.assertEqual(('a',), result.pools[0].on)
         self.assertAlmostEqual(40.0, result.pools[0].utilization)
 
     def test_one_vcpu_is_a_capacity(self):
-        snapshot = snap([h.host('a', 10.0, vcpus=1, memory_mb=1024,
-                                power_level=AUTO)])
+        snapshot = snap([h.host(n, 10.0, vcpus=1, memory_mb=1024,
+                                power_level=AUTO) for n in 'ab'])
         _, counters = power.observe(snapshot, {}, {None: 3}, 0.0, CONFIG)
         self.assertEqual({None: 4}, counters)
 
@@ -192,19 +213,27 @@ class StandbyTest(testtools.TestCase):
                      h.instance('b1', 'b', 0.5, memory_mb=900),
                      h.instance('c1', 'c', 0.5, memory_mb=1023)]
         result = plan(snap(hosts, instances), steady({None: 3.0}))
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
 
     def test_the_host_with_fewest_gb_to_move(self):
         result = plan(self.quiet(), steady({None: 4.0}))
-        [action] = result.actions
+        # 4 cores: one host holds them under the middle, two are to spare.
+        action, then = result.actions
         self.assertEqual((power.STANDBY, 'b', None, 2.0),
                          (action.kind, action.host, action.pool, action.gb))
-        self.assertIn('cheapest to empty (2.0 GB to move)', action.reason)
-        self.assertIn('under the band bottom 45% for 10 periods',
-                      action.reason)
+        self.assertEqual((power.STANDBY, 'c', 3.0), (then.kind, then.host,
+                                                     then.gb))
+        self.assertIn('3 host(s) take load, the pool keeps 1 (forecast '
+                      '13.3% in 900 s under the band\'s middle 63%, reserve '
+                      '0, minimum 1) for 10 periods; host b is the cheapest '
+                      'to empty (2.0 GB to move)', action.reason)
+        self.assertIn('host c is the cheapest to empty (3.0 GB to move) '
+                      'with b emptied too', then.reason)
         [pool] = result.pools
         self.assertEqual(('a', 'b', 'c'), pool.on)
-        self.assertEqual(action.reason, pool.reason)
+        self.assertEqual('3 host(s) take load, the pool keeps 1: host b, c '
+                         'enter(s) standby; kept: a: 0 host(s) would be '
+                         'left, the pool needs 1', pool.reason)
         self.assertAlmostEqual(40.0 / 3, pool.utilization)
         self.assertEqual(1, pool.needed)
 
@@ -216,13 +245,13 @@ class StandbyTest(testtools.TestCase):
                 dataclasses.replace(i, blocked='opted out')
                 if i.uuid in uuids else i for i in snapshot.instances])
         result = plan(barring('b1'), steady({None: 4.0}))
-        self.assertEqual(['c'], [a.host for a in result.actions])
+        self.assertEqual(['c'], first(result))
         result = plan(barring('a2', 'b1', 'c1'), steady({None: 4.0}))
         self.assertEqual((), result.actions)
         self.assertEqual(
-            'utilization 13.3% under the band, no standby: b: instance b1 '
-            'opted out; c: instance c1 opted out; a: instance a2 opted out',
-            result.pools[0].reason)
+            '3 host(s) take load, the pool keeps 1, no standby: b: instance '
+            'b1 opted out; c: instance c1 opted out; a: instance a2 opted '
+            'out', result.pools[0].reason)
 
     def test_an_instance_busy_for_now_does_not_bar_its_host(self):
         snapshot = self.quiet()
@@ -231,7 +260,7 @@ class StandbyTest(testtools.TestCase):
                      if i.uuid == 'b1' else i for i in snapshot.instances]
         result = plan(dataclasses.replace(snapshot, instances=instances),
                       steady({None: 4.0}))
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
 
     def test_an_empty_host_goes_first(self):
         # Its state read from the database: equal to ON, not identical.
@@ -239,7 +268,7 @@ class StandbyTest(testtools.TestCase):
                                              power=h.fresh(model.ON))]),
                       steady({None: 4.0}))
         self.assertEqual([('z', 0.0)],
-                         [(a.host, a.gb) for a in result.actions])
+                         first(result, 'gb'))
         self.assertIn('z', result.pools[0].on)
         # An instance's host read from the database too.
         snapshot = self.quiet()
@@ -248,7 +277,7 @@ class StandbyTest(testtools.TestCase):
         result = plan(dataclasses.replace(snapshot, instances=instances),
                       steady({None: 4.0}))
         self.assertEqual([('b', 2.0)],
-                         [(a.host, a.gb) for a in result.actions])
+                         first(result, 'gb'))
 
     def test_gb_to_move_rounded_to_the_megabyte(self):
         hosts = [host('a', 10.0), host('b', 10.0), host('c', 10.0)]
@@ -260,7 +289,7 @@ class StandbyTest(testtools.TestCase):
                                               memory_mb=3000)]),
                       steady({None: 3.0}))
         self.assertEqual([('a', 0.977)],
-                         [(a.host, a.gb) for a in result.actions])
+                         first(result, 'gb'))
 
     def test_destinations_stay_under_the_band_top(self):
         # b's 7 cores fit nowhere under 81 %: a and c are at 20 %.
@@ -272,7 +301,7 @@ class StandbyTest(testtools.TestCase):
                      h.instance('d1', 'd', 2.0, memory_mb=4096)]
         result = plan(snap(hosts, instances), steady({None: 13.0}),
                       config=dataclasses.replace(CONFIG, band_low=50.0))
-        self.assertEqual(['a'], [a.host for a in result.actions])
+        self.assertEqual(['a'], first(result))
         # Nothing: two hosts hold the demand, but every host's instance
         # lands over the top.
         hosts = [host('a', 60.0), host('b', 60.0), host('c', 30.0)]
@@ -297,7 +326,7 @@ class StandbyTest(testtools.TestCase):
                      host('c', cpu, level='off')]
             result = plan(snap(hosts, instances),
                           steady({None: 0.2 * cpu + 0.5}), config=config)
-            self.assertEqual(chosen, [a.host for a in result.actions], cpu)
+            self.assertEqual(chosen, first(result), cpu)
         # Exactly at the top is under it; a tenth over is not.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=1024)]
         for cpu, chosen in ((76.0, ['b']), (76.05, []), (76.1, [])):
@@ -305,7 +334,7 @@ class StandbyTest(testtools.TestCase):
                      host('c', cpu, level='off')]
             result = plan(snap(hosts, instances), steady({None: 15.7}),
                           config=config)
-            self.assertEqual(chosen, [a.host for a in result.actions], cpu)
+            self.assertEqual(chosen, first(result), cpu)
 
     def test_destinations_are_judged_at_their_outlook(self):
         # a is at 50 % now but usually at 78 %: b's 5 % would take it
@@ -317,7 +346,7 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual((), result.actions)
         hosts[0] = host('a', 50.0, level='off', cpu_expected=40.0)
         result = plan(snap(hosts, instances), steady({None: 5.5}))
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
 
     def test_destinations_stay_under_their_ram_threshold(self):
         # b1 uses half of its 1 GB: the pool's memory in use fits a alone
@@ -327,7 +356,7 @@ class StandbyTest(testtools.TestCase):
             hosts = [host('a', 20.0, ram=ram, level='off'),
                      host('b', 5.0, ram=5.0)]
             result = plan(snap(hosts, instances), steady({None: 2.5}))
-            self.assertEqual(chosen, [a.host for a in result.actions], ram)
+            self.assertEqual(chosen, first(result), ram)
             self.assertEqual(1, result.pools[0].needed)
         # 1000 MB are 9.77 % of a's memory, not 9.
         hosts = [host('a', 20.0, ram=80.3, level='off'),
@@ -366,7 +395,7 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual((), result.actions)
         result = plan(snap(hosts, instances), steady({None: 8.8}),
                       config=dataclasses.replace(CONFIG, band_low=50.0))
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
 
     def test_never_back_to_itself_nor_to_a_host_off(self):
         hosts = [host('a', 10.0), host('b', 10.0), host('c', 10.0),
@@ -385,7 +414,7 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual((), result.actions)
         result = plan(snap(hosts, instances), steady({None: 3.0}),
                       candidates=offer('a0', 'self', 'c'))
-        self.assertEqual(['a'], [a.host for a in result.actions])
+        self.assertEqual(['a'], first(result))
 
     def test_candidates_see_the_placements_so_far(self):
         seen = []
@@ -399,7 +428,7 @@ class StandbyTest(testtools.TestCase):
                      h.instance('a2', 'a', 0.5, memory_mb=1024)]
         result = plan(snap(hosts, instances), steady({None: 3.0}),
                       candidates=record)
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
         hosts = [host('a', 10.0), host('b', 10.0), host('c', 10.0)]
         instances = [h.instance('b1', 'b', 0.5, memory_mb=2048),
                      h.instance('b2', 'b', 0.5, memory_mb=1024),
@@ -407,14 +436,17 @@ class StandbyTest(testtools.TestCase):
                      h.instance('c1', 'c', 0.5, memory_mb=9000)]
         seen.clear()
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
-        self.assertEqual([('b1', []), ('b2', ['b1'])], seen)
+        # Then a's, with b's placed: b and a go in one step (b1, placed on
+        # a, is placed again).
+        self.assertEqual([('b1', []), ('b2', ['b1']), ('a1', ['b2']),
+                          ('b1', ['b2', 'a1'])], seen)
         # The larger memory first, whatever the uuids.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=1024),
                      h.instance('b2', 'b', 0.5, memory_mb=2048),
                      *instances[2:]]
         seen.clear()
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
-        self.assertEqual(['b2', 'b1'], [uuid for uuid, _ in seen])
+        self.assertEqual(['b2', 'b1'], [uuid for uuid, _ in seen][:2])
         # Equal memory: the one with more vCPUs first, then by uuid.
         instances = [h.instance('b1', 'b', 0.5, memory_mb=2048, vcpus=2),
                      h.instance('b2', 'b', 0.5, memory_mb=2048, vcpus=4),
@@ -422,7 +454,8 @@ class StandbyTest(testtools.TestCase):
                      *instances[2:]]
         seen.clear()
         plan(snap(hosts, instances), steady({None: 3.0}), candidates=record)
-        self.assertEqual(['b2', 'b3', 'b1'], [uuid for uuid, _ in seen])
+        self.assertEqual(['b2', 'b3', 'b1'],
+                         [uuid for uuid, _ in seen][:3])
 
     def test_a_more_loaded_host_after_the_best_does_not_replace_it(self):
         where = []
@@ -455,39 +488,48 @@ class StandbyTest(testtools.TestCase):
                        for n in 'acd')]
         result = plan(snap(hosts, instances), steady({None: 5.2}),
                       candidates=record)
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
         # c and d tie at 10 %: b1 to c, the first by name; b2 to d, now
         # the least loaded; b3 is offered with both placements done.
-        self.assertEqual([('b1', 'c'), ('b2', 'd')], where[-1])
+        self.assertEqual([('b1', 'c'), ('b2', 'd')], where[2])
 
     def test_waits_for_the_low_counter(self):
         result = plan(self.quiet(), steady({None: 4.0}),
                       counters={None: 3})
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
         result = plan(self.quiet(), steady({None: 4.0}),
                       counters={None: 2})
         self.assertEqual((), result.actions)
-        self.assertEqual('utilization 13.3% under the band for 2 of 3 '
+        self.assertEqual('3 host(s) take load, the pool keeps 1 (forecast '
+                         '13.3% in 900 s under the band\'s middle 63%, '
+                         'reserve 0, minimum 1): 2 to spare for 2 of 3 '
                          'periods: no standby', result.pools[0].reason)
+        # 12 cores need two hosts under the middle: none to spare, whatever
+        # the counter.
         result = plan(snap([host('a', 60.0), host('b', 60.0)]),
-                      steady({None: 12.0}), counters={None: 0})
-        self.assertEqual('utilization 60.0% within the band 45-81%: no '
-                         'standby', result.pools[0].reason)
-        result = plan(snap([host('a', 45.0), host('b', 45.0)]),
-                      steady({None: 9.0}), counters={None: 0})
-        self.assertEqual('utilization 45.0% within the band 45-81%: no '
-                         'standby', result.pools[0].reason)
+                      steady({None: 12.0}))
+        self.assertEqual('2 host(s) take load, the pool keeps 2 (forecast '
+                         '60.0% in 900 s under the band\'s middle 63%, '
+                         'reserve 0, minimum 1): no standby',
+                         result.pools[0].reason)
+        # A pool far under the band's bottom with no host to spare.
+        result = plan(snap([host('a', 10.0)]), steady({None: 1.0}))
+        self.assertEqual((), result.actions)
 
     def test_minimum_and_reserve(self):
         snapshot = self.quiet()
         config = dataclasses.replace(CONFIG, min_hosts=3)
         result = plan(snapshot, steady({None: 4.0}), config=config)
         self.assertEqual((), result.actions)
-        self.assertIn('b: 2 host(s) would be left, the pool needs 3 '
-                      '(minimum 3, reserve 0, forecast under the band\'s '
-                      'middle 63%)', result.pools[0].reason)
-        # 4 cores need one host at 81 %; a reserve of 1 keeps two.
+        self.assertIn('the pool keeps 3 (forecast 13.3% in 900 s under the '
+                      'band\'s middle 63%, reserve 0, minimum 3): no '
+                      'standby', result.pools[0].reason)
+        # 4 cores need one host at 63 %; a reserve of 1 keeps two.
         config = dataclasses.replace(CONFIG, reserve_hosts=1)
+        self.assertEqual(['b'], [a.host for a in plan(
+            snapshot, steady({None: 4.0}), config=config).actions])
+        # A minimum of 2: one host of the two to spare goes.
+        config = dataclasses.replace(CONFIG, min_hosts=2)
         self.assertEqual(['b'], [a.host for a in plan(
             snapshot, steady({None: 4.0}), config=config).actions])
         config = dataclasses.replace(CONFIG, reserve_hosts=2)
@@ -513,7 +555,7 @@ class StandbyTest(testtools.TestCase):
         hosts = [host('a', 50.0), host('b', 50.0), host('c', 40.0)]
         result = plan(snap(hosts), steady({None: 14.0}))
         self.assertEqual((), result.actions)
-        self.assertIn('the pool needs 3', result.pools[0].reason)
+        self.assertIn('the pool keeps 3', result.pools[0].reason)
         self.assertEqual(2, result.pools[0].needed)
         hosts = [host('a', 70.0), host('b', 70.0),
                  host('c', None, power=model.STANDBY, schedulable=False)]
@@ -528,27 +570,116 @@ class StandbyTest(testtools.TestCase):
                                    variance=0.0, step=300.0, samples=9)
         result = plan(self.quiet(), {None: rising})
         self.assertEqual((), result.actions)
-        self.assertIn('the pool needs 3', result.pools[0].reason)
+        self.assertIn('the pool keeps 3 (forecast 56.7% in 1800 s',
+                      result.pools[0].reason)
 
     def test_memory_in_use_needs_hosts_too(self):
         hosts = [host('a', 10.0, ram=80.0), host('b', 10.0, ram=80.0),
                  host('c', 10.0, ram=20.0)]
         result = plan(snap(hosts), steady({None: 3.0}))
         # 18 GB in use; two hosts hold exactly 18 at 90 %.
-        self.assertEqual(['a'], [a.host for a in result.actions])
+        self.assertEqual(['a'], first(result))
         hosts[2] = host('c', 10.0, ram=20.1)
         result = plan(snap(hosts), steady({None: 3.0}))
         self.assertEqual((), result.actions)
 
-    def test_one_host_entering_at_a_time_and_none_while_waking(self):
-        for state, word in ((model.ENTERING, 'entering standby: draining'),
-                            (model.WAKING, 'waiting for host z to boot')):
-            extra = host('z', None if state == model.WAKING else 5.0,
-                         power=state, draining=state == model.ENTERING,
-                         schedulable=False)
-            result = plan(self.quiet(extra=[extra]), steady({None: 4.5}))
-            self.assertEqual((), result.actions, state)
-            self.assertIn(word, result.pools[0].reason)
+    def test_none_while_a_host_wakes(self):
+        extra = host('z', None, power=model.WAKING, schedulable=False)
+        result = plan(self.quiet(extra=[extra]), steady({None: 4.5}))
+        self.assertEqual((), result.actions)
+        self.assertIn('waiting for host z to boot', result.pools[0].reason)
+
+    def test_several_hosts_in_one_step_each_with_the_others_placed(self):
+        # 6 hosts at 10 %, one instance of 1 core each; 6 cores need one
+        # host under the middle, the reserve keeps a second: four go.
+        hosts = [host(n, 10.0) for n in 'abcdef']
+        instances = [h.instance(f'{n}1', n, 1.0, memory_mb=1024 * (i + 1))
+                     for i, n in enumerate('abcdef')]
+        config = dataclasses.replace(CONFIG, reserve_hosts=1)
+        result = plan(snap(hosts, instances), steady({None: 6.0}),
+                      config=config)
+        self.assertEqual(['a', 'b', 'c', 'd'],
+                         [a.host for a in result.actions])
+        self.assertEqual({power.STANDBY}, {a.kind for a in result.actions})
+        # Each host's instance lands on a host left, never on one chosen
+        # before it: e and f hold the four, each under its ceiling.
+        self.assertIn('with a, b, c emptied too', result.actions[3].reason)
+        # Nova's filters allow only f: a's and b's 3 cores take it from
+        # 20 to 80 %, c's would take it over its ceiling (81 %).
+        instances = [h.instance(f'{n}1', n, 3.0, memory_mb=1024 * (i + 1))
+                     for i, n in enumerate('abcdef')]
+
+        def only_f(instance, snapshot):
+            return model.Candidates(allowed=['f'])
+        result = plan(snap([host(n, 20.0) for n in 'abcdef'], instances),
+                      steady({None: 12.0}), config=config,
+                      candidates=only_f)
+        self.assertEqual(['a', 'b'], [a.host for a in result.actions])
+        self.assertIn('c: instance c1 has no allowed destination',
+                      result.pools[0].reason)
+
+    def test_instances_placed_on_a_host_chosen_later_are_placed_again(self):
+        seen = []
+
+        def record(instance, snapshot):
+            seen.append((instance.uuid, [(m.instance, m.destination)
+                                         for m in snapshot.planned]))
+            return h.allow_all(instance, snapshot)
+        hosts = [host(n, 10.0) for n in 'abcd']
+        instances = [h.instance('a1', 'a', 0.5, memory_mb=1024),
+                     h.instance('b1', 'b', 0.5, memory_mb=2048),
+                     h.instance('c1', 'c', 0.5, memory_mb=8192),
+                     h.instance('d1', 'd', 0.5, memory_mb=9000)]
+        result = plan(snap(hosts, instances), steady({None: 2.0}),
+                      candidates=record)
+        self.assertEqual(['a', 'b', 'c'], [a.host for a in result.actions])
+        # a1 goes to b (the first of equals); b's check moves b1 and a1
+        # on, to c and d; c's moves c1, and b1 again, to d.
+        self.assertEqual([('a1', []),
+                          ('b1', []), ('a1', [('b1', 'c')]),
+                          ('c1', [('a1', 'd')]),
+                          ('b1', [('a1', 'd'), ('c1', 'd')])], seen)
+
+    def test_a_standby_while_another_enters_counts_its_instances(self):
+        offered = []
+
+        def record(instance, snapshot):
+            offered.append((instance.uuid, sorted(m.instance
+                                                  for m in snapshot.planned)))
+            return h.allow_all(instance, snapshot)
+        hosts = [host('a', 20.0), host('b', 20.0), host('c', 20.0),
+                 host('e', 10.0, power=model.ENTERING, draining=True,
+                      schedulable=False)]
+        instances = [h.instance('e1', 'e', 1.0, memory_mb=512),
+                     h.instance('a1', 'a', 2.0, memory_mb=1024),
+                     h.instance('b1', 'b', 2.0, memory_mb=2048),
+                     h.instance('c1', 'c', 2.0, memory_mb=4096)]
+        result = plan(snap(hosts, instances), steady({None: 7.0}),
+                      candidates=record)
+        # 7 cores: two hosts under the middle; one of three to spare.
+        self.assertEqual(['a'], [a.host for a in result.actions])
+        # e1 was placed on a, which goes: e1 is placed again.
+        self.assertEqual([('e1', []), ('a1', []), ('e1', ['a1'])],
+                         offered[:3])
+        self.assertIn('host e entering standby: draining',
+                      result.pools[0].reason)
+        # The entering host's instance fits nowhere: no other standby.
+        instances[0] = h.instance('e1', 'e', 6.5, memory_mb=512)
+        result = plan(snap(hosts, instances), steady({None: 7.0}))
+        self.assertEqual((), result.actions)
+        self.assertIn('no other standby until the hosts entering standby '
+                      'are placed: e: instance e1 has no allowed destination',
+                      result.pools[0].reason)
+        # An instance the drain already moves this period is counted where
+        # it goes, not offered again.
+        move = model.Move(instance='e1', source='e', destination='b',
+                          reason='drain', expected={}, memory_mb=512,
+                          goal=model.DRAIN)
+        offered.clear()
+        result = plan(dataclasses.replace(
+            snap(hosts, instances), planned=(move,)), steady({None: 7.0}),
+            candidates=record)
+        self.assertEqual('a1', offered[0][0])
 
     def test_levels(self):
         snapshot = self.quiet()
@@ -567,7 +698,7 @@ class StandbyTest(testtools.TestCase):
             'c': dataclasses.replace(snapshot.hosts['c'],
                                      power_level='manual')})
         result = plan(mixed, steady({None: 4.0}))
-        self.assertEqual(['c'], [a.host for a in result.actions])
+        self.assertEqual(['c'], first(result))
         self.assertEqual(AUTO, result.pools[0].level)
         # Whatever the order; a level it does not know counts as off.
         for levels, pool_level in ((('off', 'manual', 'bogus'), 'manual'),
@@ -633,7 +764,7 @@ class CeilingTest(testtools.TestCase):
     def test_destinations_at_the_forecast_under_their_ceiling(self):
         # b1 takes a or c to 64 %, under 65: b enters standby.
         result = plan(self.three(), steady({None: 11.9}))
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
         # Demand forecast 5 % up: a would be at 57.75 + 9.45 = 67.2 %,
         # under the band top (81) but over its ceiling.
         result = plan(self.three(), steady({None: 11.9 * 1.05}))
@@ -650,7 +781,7 @@ class CeilingTest(testtools.TestCase):
                      h.instance('b1', 'b', 1.0, memory_mb=1024),
                      h.instance('c1', 'c', 1.0, memory_mb=2048)]
         result = plan(snap(hosts, instances), steady({None: 8.0}))
-        self.assertEqual(['b'], [a.host for a in result.actions])
+        self.assertEqual(['b'], first(result))
         # 8 cores forecast at 9: a, which receives nothing, would be at
         # 67.5 %; the pool's mean (30 %) is far under the band.
         result = plan(snap(hosts, instances), steady({None: 9.0}))
@@ -696,7 +827,7 @@ class CeilingTest(testtools.TestCase):
                                    variance=0.0, step=300.0, samples=9)
         self.assertEqual(2.0, power.RAMP_HORIZONS)
         result = plan(snap(hosts), {None: rising}, counters={})
-        self.assertEqual(['s'], [a.host for a in result.actions])
+        self.assertEqual(['s'], first(result))
         self.assertIn('demand forecast 85.0% in 1800 s',
                       result.actions[0].reason)
         self.assertAlmostEqual(85.0, result.actions[0].forecast)
@@ -726,7 +857,8 @@ class WakeTest(testtools.TestCase):
         self.assertLess(expected, 16.2)
         self.assertGreater(expected + deviation, 16.2)
         # Now 14 cores on 20 vCPUs: 70 %, under the top.
-        result = plan(self.pool(cpu=70.0), {None: rising}, counters={})
+        result = plan(self.pool(cpu=70.0), {None: outlook.Outlook(rising)},
+                      counters={})
         [action] = result.actions
         self.assertEqual((power.WAKE, 's2', 0.0),
                          (action.kind, action.host, action.gb))
@@ -772,7 +904,7 @@ class WakeTest(testtools.TestCase):
         config = dataclasses.replace(CONFIG, min_hosts=3)
         result = plan(self.pool(cpu=10.0), steady({None: 2.0}),
                       config=config)
-        self.assertEqual(['s2'], [a.host for a in result.actions])
+        self.assertEqual(['s2'], first(result))
         self.assertIn('2 host(s) taking load or waking, under the minimum 3',
                       result.actions[0].reason)
 
@@ -781,7 +913,7 @@ class WakeTest(testtools.TestCase):
         # 14 cores need both hosts at 81 %: no reserve left.
         result = plan(self.pool(cpu=70.0), steady({None: 14.0}),
                       config=config)
-        self.assertEqual(['s2'], [a.host for a in result.actions])
+        self.assertEqual(['s2'], first(result))
         self.assertIn('the forecast in 900 s needs 2 host(s) under the band '
                       'top 81% and their thresholds less the margin 5 and '
                       'the reserve 1 more; 2 take load or wake',
@@ -793,7 +925,7 @@ class WakeTest(testtools.TestCase):
         result = plan(snap(hosts), steady({None: 16.2}))
         self.assertEqual(((), 2), (result.actions, result.pools[0].needed))
         result = plan(snap(hosts), steady({None: 16.25}))
-        self.assertEqual((['s'], 3), ([a.host for a in result.actions],
+        self.assertEqual((['s'], 3), (first(result),
                                       result.pools[0].needed))
         # One host's top exactly: one host; the largest counted first.
         hosts = [host('a', 40.0), host('b', 40.0)]
@@ -817,7 +949,7 @@ class WakeTest(testtools.TestCase):
                  host('s', None, power=model.STANDBY, schedulable=False)]
         config = dataclasses.replace(CONFIG, reserve_hosts=1)
         result = plan(snap(hosts), steady({None: 3.0}), config=config)
-        self.assertEqual(['s'], [a.host for a in result.actions])
+        self.assertEqual(['s'], first(result))
         self.assertIn('the forecast in 900 s needs 1 host(s) under the band '
                       'top 81% and their thresholds less the margin 5 and '
                       'the reserve 1 more; 1 take load or wake',
@@ -830,7 +962,7 @@ class WakeTest(testtools.TestCase):
                  host('s9', None, power=model.STANDBY, schedulable=False),
                  host('s0', None, power=model.STANDBY, schedulable=False)]
         result = plan(snap(hosts), steady({None: 9.5}))
-        self.assertEqual(['s0'], [a.host for a in result.actions])
+        self.assertEqual(['s0'], first(result))
 
     def test_nothing_to_wake(self):
         result = plan(snap([host('a', 95.0), host('b', 95.0)]),
@@ -900,10 +1032,12 @@ class CancelTest(testtools.TestCase):
         self.assertEqual(('e',), result.pools[0].entering)
 
     def test_while_demand_stays_low_it_keeps_draining(self):
-        result = plan(self.entering(20.0), steady({None: 5.0}))
+        result = plan(self.entering(20.0), steady({None: 7.0}))
         self.assertEqual((), result.actions)
-        self.assertEqual('host e entering standby: draining',
-                         result.pools[0].reason)
+        self.assertEqual('host e entering standby: draining; 2 host(s) take '
+                         'load, the pool keeps 2 (forecast 35.0% in 1800 s '
+                         'under the band\'s middle 63%, reserve 0, minimum '
+                         '1): no standby', result.pools[0].reason)
 
     def test_an_instance_that_cannot_move_cancels(self):
         result = plan(self.entering(20.0, blocked='opted out'),
@@ -967,8 +1101,10 @@ class PlanTest(testtools.TestCase):
     def test_a_pool_missing_from_the_counters_counts_0(self):
         result = plan(snap([host('a', 10.0), host('b', 10.0)]),
                       steady({None: 2.0}), counters={})
-        self.assertEqual((0, 'utilization 10.0% under the band for 0 of 3 '
-                             'periods: no standby'),
+        self.assertEqual((0, '2 host(s) take load, the pool keeps 1 '
+                             '(forecast 10.0% in 900 s under the band\'s '
+                             'middle 63%, reserve 0, minimum 1): 1 to spare '
+                             'for 0 of 3 periods: no standby'),
                          (result.pools[0].counter, result.pools[0].reason))
 
     def test_a_pool_with_no_host_taking_load(self):
@@ -1138,8 +1274,12 @@ class PropertiesTest(testtools.TestCase):
                                             counters, config, unplaced))
         pools = [p.pool for p in result.pools]
         self.assertEqual(len(pools), len(set(pools)))
-        acted = [a.pool for a in result.actions]
-        self.assertEqual(len(acted), len(set(acted)), 'one per pool')
+        # One wake or cancel per pool, or standbys only.
+        for pool in {a.pool for a in result.actions}:
+            kinds = [a.kind for a in result.actions if a.pool == pool]
+            self.assertTrue(len(kinds) == 1 or set(kinds) == {power.STANDBY},
+                            kinds)
+        shed = {a.host for a in result.actions if a.kind == power.STANDBY}
         for verdict in result.pools:
             self.assertTrue(verdict.reason)
         def key(member):
@@ -1165,10 +1305,9 @@ class PropertiesTest(testtools.TestCase):
                 sum(i.memory_mb for i in mine) / 1024.0, action.gb, places=3)
             members = [x for x in snapshot.hosts.values()
                        if key(x) == action.pool and not x.excluded]
-            self.assertFalse([x for x in members if x.power in (
-                model.ENTERING, model.WAKING)])
+            self.assertFalse([x for x in members if x.power == model.WAKING])
             left = [x for x in members if x.power == model.ON
-                    and not x.draining and x.name != action.host]
+                    and not x.draining and x.name not in shed]
             self.assertGreaterEqual(len(left), config.min_hosts)
             self.assertGreaterEqual(len(left), config.reserve_hosts)
             self.assertGreaterEqual(counters[action.pool],

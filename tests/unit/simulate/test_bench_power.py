@@ -1,8 +1,10 @@
 """The power benchmark's sums, savings and bar (tools/bench_power.py)."""
 
 import importlib.util
+import io
 import types
 
+import fixtures
 import testtools
 
 from tests import tool_scripts
@@ -115,6 +117,19 @@ class BenchPowerTest(testtools.TestCase):
             rows[b.OURS], rows[b.VMC], rows['hindsight bound']))
         self.assertIn('the bound with every host on: 10.5 kWh, balanced '
                       '10 kWh', text)
+
+    def test_table_shows_the_rows_run(self):
+        b = self.bench
+        runs = [_run(row) for row in (b.BALANCED, b.OURS)]
+        shown = [line.split('|')[1].strip() for line in
+                 b.table(runs).splitlines()[2:] if line.startswith('|')]
+        self.assertEqual([b.BALANCED, b.OURS, 'hindsight bound'], shown)
+
+    def test_rows_need_balanced_and_ours(self):
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', io.StringIO()))
+        for rows in ('none,balanced', 'balanced,balanced+power,bogus'):
+            self.assertRaises(SystemExit, self.bench.main,
+                              ['--rows', rows, '--synthetic-vms', '100'])
 
     def test_saved_against_balanced(self):
         self.assertEqual('25.0', self.bench._saved(

@@ -32,6 +32,22 @@ def _cluster(vms=3, hosts=3):
                                   for i in range(vms)])
 
 
+class _Drained(scripted.Looking):
+    """Scripted actions, then the balanced planner, which drains the hosts
+    entering standby."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.planner = strategies.PlannerStrategy(CONFIG, 'balanced')
+
+    def plan(self, view):
+        moves, _, _ = super().plan(view)
+        return (moves + self.planner.plan(view)[0]), 0.0, 0.0
+
+    def react(self, view):
+        return self.planner.react(view)
+
+
 class PowerModelTest(testtools.TestCase):
 
     def test_linear_between_idle_and_peak(self):
@@ -213,19 +229,9 @@ class PowerLoopTest(testtools.TestCase):
             return (host.power, host.power_level, host.draining,
                     host.schedulable, host.cpu_percent)
 
-        class Drained(scripted.Looking):
-            planner = strategies.PlannerStrategy(CONFIG, 'balanced')
-
-            def plan(self, view):
-                moves, _, _ = super().plan(view)
-                return (moves + self.planner.plan(view)[0]), 0.0, 0.0
-
-            def react(self, view):
-                return self.planner.react(view)
-
         standby = power_plan.PowerAction(power_plan.STANDBY, 'host-2', None,
                                          'test')
-        strategy = Drained(look, {1: [standby]})
+        strategy = _Drained(look, {1: [standby]})
         result = self._run(strategy)
         # Period 1 plans the standby after its moves, and the drain starts
         # then: vm2 (1 GiB over 1 GiB/s) from 60 s to 61 s, then vm5 from
@@ -242,6 +248,18 @@ class PowerLoopTest(testtools.TestCase):
                                       result.power['standby_drain_seconds']))
         # Two hosts at 30 % and one in standby from 2 minutes on.
         self.assertLess(result.power['energy_kwh'], 0.21)
+
+    def test_several_standbys_of_one_period_drain_together(self):
+        standbys = [power_plan.PowerAction(power_plan.STANDBY, host, None,
+                                           'test')
+                    for host in ('host-1', 'host-2')]
+        strategy = _Drained(lambda view: None, {1: standbys})
+        result = self._run(strategy)
+        # Both drained from period 1 on, their instances on host-0.
+        self.assertEqual(4, result.card.migrations)
+        self.assertEqual(2, result.power['standbys'])
+        self.assertEqual(2, len(result.power['standby_drain_seconds']))
+        self.assertEqual(0, result.power['cancels'])
 
     def test_moves_to_a_host_off_are_refused(self):
         standby = power_plan.PowerAction(power_plan.STANDBY, 'host-2', None,
