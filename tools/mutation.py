@@ -110,9 +110,16 @@ MODULES = {
     # conf.validate, which needs the package's entry points installed.
     'planning/power.py': [_PLANNING + 'test_power.' + name for name in (
         'StandbyTest', 'WakeTest', 'CancelTest', 'ObserveTest', 'CountTest',
-        'PlanTest', 'ConfigTest.test_defaults',
-        'ConfigTest.test_follows_the_options')],
+        'CeilingTest', 'NeededNowTest', 'PlanTest',
+        'ConfigTest.test_defaults', 'ConfigTest.test_follows_the_options')],
     'planning/forecast.py': [_PLANNING + 'test_forecast'],
+    'planning/daily_shape.py': [_PLANNING + 'test_daily_shape.' + name
+                                for name in ('DailyShapeTest',
+                                             'RestoreTest', 'OutlookTest')],
+    'planning/outlook.py': [_PLANNING + 'test_daily_shape.OutlookTest',
+                            _PLANNING + 'test_power.WakeTest'],
+    'db/shape_rows.py': ['tests.unit.db.test_shape_rows'],
+    'rebalance/daily_shapes.py': ['tests.unit.live.test_standby'],
     'planning/benefit.py': [_PLANNING + 'test_benefit',
                             _PLANNING + 'test_starved'],
     'planning/relief.py': [_PLANNING + 'test_relief',
