@@ -707,6 +707,15 @@ class PowerPeriodTest(testtools.TestCase):
         self.assertEqual(95, found['A'].shape.bins.count(None))
         self.assertEqual(96, found['B'].shape.bins.count(None))
 
+    def test_the_bins_read_are_logged(self):
+        self.store.save_daily_shape('A', 900, {
+            3: {'demand': 4.0, 'days': 1, 'day': 1, 'weight': 1.0}})
+        with self.assertLogs(daily_shapes.LOG.logger.name,
+                             level='INFO') as logs:
+            daily_shapes.load(self.store)
+        self.assertIn("pool A's daily shape read: 1 bins of 96, 0 whole "
+                      "days", logs.output[0])
+
     def test_needs_instances_counts_this_period(self):
         self.power.counters = {None: 1}
         self.assertEqual({'h1', 'h2', 'h3'},

@@ -226,6 +226,28 @@ class OutlookTest(testtools.TestCase):
                          outlook.ahead(state, 1800))
 
 
+    def test_an_outlook_is_immutable(self):
+        # A leader compares the shape it had with the one it has now.
+        state = outlook.Outlook()
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, state,
+                          'shape', daily_shape.DailyShape())
+
+    def test_now_and_behind_read_no_climb(self):
+        # Over the morning ramp, seen from 07:30: no time ahead, no climb
+        # (a negative horizon reads none either, even of a falling shape).
+        state = outlook.Outlook()
+        for t, value in days(1, morning) + days(
+                1, morning, start=MONDAY + DAY)[:91]:
+            state = outlook.update(state, t, value)
+        self.assertEqual(forecast.ahead(state.holt, 0),
+                         outlook.ahead(state, 0))
+        falling = outlook.Outlook(state.holt, daily_shape.DailyShape(
+            bins=tuple(daily_shape.Bin(40.0 - i * 0.4, 1, 0)
+                       for i in range(96))))
+        self.assertEqual(forecast.ahead(state.holt, -600),
+                         outlook.ahead(falling, -600))
+
+
 class PropertyTest(testtools.TestCase):
 
     @hypothesis.settings(max_examples=60, deadline=None)
