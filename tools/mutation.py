@@ -113,6 +113,9 @@ MODULES = {
         'CeilingTest', 'NeededNowTest', 'PlanTest',
         'ConfigTest.test_defaults', 'ConfigTest.test_follows_the_options')],
     'planning/forecast.py': [_PLANNING + 'test_forecast'],
+    'planning/standby_placement.py': [_PLANNING + 'test_power.' + name
+                                      for name in ('StandbyTest',
+                                                   'CeilingTest')],
     'planning/daily_shape.py': [_PLANNING + 'test_daily_shape.' + name
                                 for name in ('DailyShapeTest',
                                              'RestoreTest', 'OutlookTest')],

@@ -63,6 +63,7 @@ from collections.abc import Mapping
 from nova_drs_scheduler.planning import capacity
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import outlook
+from nova_drs_scheduler.planning import standby_placement
 from nova_drs_scheduler.planning import working
 
 #: Kinds of :class:`PowerAction`.
@@ -511,7 +512,8 @@ class _PoolPlan:
 
     def _instances(self, host):
         return sorted((i for i in self.snapshot.instances
-                       if i.host == host.name), key=_largest_first)
+                       if i.host == host.name),
+                      key=standby_placement.largest_first)
 
     def _standby(self, needed):
         """Shed toward the hosts the pool keeps: each host to spare, the
@@ -599,7 +601,7 @@ class _PoolPlan:
                     f'{least}')
         return ''
 
-    def _placing(self) -> '_Placing':
+    def _placing(self) -> standby_placement.Placing:
         """Where a standby's instances may go: each schedulable measured
         host taking load at its CPU percent at the forecast and its RAM
         percent, with this period's planned moves added to their
@@ -607,7 +609,8 @@ class _PoolPlan:
         cpu = {h.name: self._ahead(h) for h in self.taking
                if h.cpu_percent is not None and h.schedulable}
         ram = {h.name: h.ram_percent for h in self.taking}
-        placing = _Placing(cpu, ram, list(self.snapshot.planned))
+        placing = standby_placement.Placing(cpu, ram,
+                                            list(self.snapshot.planned))
         if self.snapshot.planned:
             instances = {i.uuid: i for i in self.snapshot.instances}
             for move in self.snapshot.planned:
@@ -617,14 +620,13 @@ class _PoolPlan:
                         move.destination], self.growth)
         return placing
 
-    def _place(self, host, placing: '_Placing') -> str:
+    def _place(self, host, placing: standby_placement.Placing) -> str:
         """Place every instance of ``host`` not already moving this period
         into ``placing``, largest first, each on the least loaded allowed
         host; '' when every other host stays under its threshold less the
         margin at the forecast (and under its RAM threshold), else why
         not.  ``host`` is no destination from then on, and the instances
         placed on it before are placed again."""
-        hosts = self.snapshot.hosts
         placing.cpu.pop(host.name, None)
         placing.gone.add(host.name)
         for other in self.taking:
@@ -634,79 +636,7 @@ class _PoolPlan:
                 return (f'host {other.name} forecast at '
                         f'{self._ahead(other):.1f}%, over its threshold '
                         f'less the margin {self._ceiling(other):g}%')
-        # The instances the check placed on it leave with it.
-        again = placing.placed.pop(host.name, [])
-        if again:
-            uuids = {i.uuid for i in again}
-            placing.planned = [m for m in placing.planned
-                               if m.instance not in uuids]
-        moving = {move.instance for move in placing.planned}
-        for instance in sorted([*self._instances(host), *again],
-                               key=_largest_first):
-            if instance.uuid in moving:
-                continue
-            view = dataclasses.replace(self.snapshot,
-                                       planned=tuple(placing.planned))
-            found = self.candidates(instance, view)
-            best = None
-            for name in sorted(found.allowed):
-                dest = hosts.get(name)
-                if name not in placing.cpu:
-                    continue
-                load, memory = placing.after(instance, dest, self.growth)
-                if load > self._ceiling(dest) or (
-                        memory is not None and memory > dest.ram_threshold):
-                    continue
-                # By name, so the first of equally loaded hosts stays.
-                if best is None or load < best[0]:
-                    best = (load, dest)
-            if best is None:
-                return (f'instance {instance.uuid} has no allowed '
-                        f'destination in the pool left under its threshold '
-                        f'less the margin at the forecast')
-            placing.add(instance, best[1], self.growth)
-            placing.placed.setdefault(best[1].name, []).append(instance)
-            placing.planned.append(model.Move(
-                instance=instance.uuid, source=host.name,
-                destination=best[1].name, reason='standby placement check',
-                expected={}, memory_mb=instance.memory_mb, goal=model.DRAIN,
-                migration=instance.migration,
-                resources=dict(found.request)))
-        return ''
+        return standby_placement.place(
+            placing, host, self._instances(host), self.snapshot,
+            self.candidates, self._ceiling, self.growth)
 
-
-def _largest_first(instance) -> tuple:
-    """The order instances are placed in, as a drain moves them."""
-    return (-instance.memory_mb, -instance.vcpus, instance.uuid)
-
-
-@dataclasses.dataclass
-class _Placing:
-    """The destinations of a standby's placement check, as instances are
-    placed: CPU percent at the forecast and RAM percent by host, and the
-    moves planned so far (this period's, then the check's), the hosts
-    being emptied, and the instances the check placed, by host."""
-
-    cpu: dict
-    ram: dict
-    planned: list
-    gone: set = dataclasses.field(default_factory=set)
-    placed: dict = dataclasses.field(default_factory=dict)
-
-    def copy(self) -> '_Placing':
-        return _Placing(dict(self.cpu), dict(self.ram), list(self.planned),
-                        set(self.gone), {host: list(found) for host, found
-                                         in self.placed.items()})
-
-    def after(self, instance, dest, growth: float) -> tuple:
-        """``dest``'s CPU and RAM percent with ``instance`` on it."""
-        memory = self.ram[dest.name]
-        if memory is not None:
-            memory += 100.0 * instance.memory_mb / dest.memory_mb
-        return (self.cpu[dest.name]
-                + 100.0 * instance.cpu_cores * growth / dest.vcpus, memory)
-
-    def add(self, instance, dest, growth: float) -> None:
-        """Count ``instance`` on ``dest``."""
-        self.cpu[dest.name], self.ram[dest.name] = self.after(
-            instance, dest, growth)
