@@ -113,9 +113,10 @@ MODULES = {
         'CeilingTest', 'NeededNowTest', 'PlanTest',
         'ConfigTest.test_defaults', 'ConfigTest.test_follows_the_options')],
     'planning/forecast.py': [_PLANNING + 'test_forecast'],
-    'planning/standby_placement.py': [_PLANNING + 'test_power.' + name
-                                      for name in ('StandbyTest',
-                                                   'CeilingTest')],
+    'planning/standby_placement.py': [
+        _PLANNING + 'test_standby_placement',
+        _PLANNING + 'test_power.StandbyTest',
+        _PLANNING + 'test_power.CeilingTest'],
     'planning/daily_shape.py': [_PLANNING + 'test_daily_shape.' + name
                                 for name in ('DailyShapeTest',
                                              'RestoreTest', 'OutlookTest')],
