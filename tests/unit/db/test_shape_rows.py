@@ -6,6 +6,7 @@ import datetime
 import sqlalchemy as sa
 import testtools
 from alembic import command
+from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.db import migration
@@ -55,6 +56,41 @@ class ShapeRowsTest(test_store.StoreTestBase):
                 conn.execute(sa.select(
                     tables.daily_shape.c.updated_at)).scalars()))
 
+
+    def test_a_bin_saved_again_leaves_other_pools_and_bins_alone(self):
+        # Pools and bins on either side of the one saved again, in name
+        # and index order both.
+        for pool in (None, 'A', 'B', 'C'):
+            self.store.save_daily_shape(pool, 900, {
+                2: learnt(1.0), 3: learnt(2.0), 4: learnt(3.0)})
+        self.store.save_daily_shape('B', 900, {3: learnt(9.0, 2)})
+        # A new pool between them: its first bin is a row of its own.
+        self.store.save_daily_shape('AB', 900, {3: learnt(7.0)})
+        found = self.store.daily_shapes()
+        self.assertEqual([dict(learnt(7.0), bin=3, seconds=900)],
+                         found['AB'])
+        for pool in (None, 'A', 'C'):
+            self.assertEqual([1.0, 2.0, 3.0],
+                             [row['demand'] for row in found[pool]], pool)
+        self.assertEqual([(2, 1.0, 1), (3, 9.0, 2), (4, 3.0, 1)],
+                         [(row['bin'], row['demand'], row['days'])
+                          for row in found['B']])
+
+    def test_a_duplicate_from_another_writer_is_written_again(self):
+        calls = []
+        real = self.store._save_shape
+
+        def save(*args):
+            calls.append(args)
+            if len(calls) == 1:
+                real(*args)  # Another writer's row, then the clash.
+                raise db_exc.DBDuplicateEntry()
+            real(*args)
+        self.store._save_shape = save
+        self.store.save_daily_shape('A', 900, {3: learnt(5.0)})
+        self.assertEqual(2, len(calls))
+        self.assertEqual([dict(learnt(5.0), bin=3, seconds=900)],
+                         self.store.daily_shapes()['A'])
 
 class ShapeRevisionTest(testtools.TestCase):
 
