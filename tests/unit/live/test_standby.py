@@ -9,6 +9,7 @@ from unittest import mock
 
 import testtools
 from oslo_config import fixture as config_fixture
+from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
 from nova_drs_scheduler.db import migration
@@ -577,6 +578,25 @@ class PowerPeriodTest(testtools.TestCase):
         self.assertEqual('waking', self.store.power_hosts()['h3']['state'])
         self.assertEqual([], self.store.take_wake_requests())
 
+    def test_a_request_asks_a_wake_only_when_a_host_is_in_standby(self):
+        self.store.set_power('h1', model.ENTERING, disabled_by_drs=True)
+        self.store.set_power('h2', model.WAKING, disabled_by_drs=True)
+        self.power.request_wake('no valid host for i1')
+        self.assertEqual([], self.store.take_wake_requests())
+        self.store.set_power('h3', model.STANDBY, disabled_by_drs=True)
+        self.power.request_wake('no valid host for i2')
+        self.assertEqual(['no valid host for i2'], [
+            found['reason'] for found in self.store.take_wake_requests()])
+
+    def test_a_request_with_the_database_down_asks_nothing_and_logs(self):
+        with mock.patch.object(self.store, 'power_hosts',
+                               side_effect=db_exc.DBError('gone')):
+            with self.assertLogs(standby.LOG.logger.name,
+                                 level='WARNING') as logs:
+                self.power.request_wake('no valid host for i1')
+        self.assertIn('no wake requested, the DRS database is not usable',
+                      logs.output[0])
+
     def test_a_woken_host_up_measures_the_boot_and_counts_again(self):
         hosts = {'h1': {'pool': 'A'}, 'h2': {'pool': 'A'},
                  'h3': {'pool': 'B'}, 'h4': {'pool': 'B'}}
@@ -752,6 +772,23 @@ class PowerPeriodTest(testtools.TestCase):
                     group='drs')
         self.assertEqual({'a': (1, 1, 1, 2.0, 0.36),
                           'b': (1, 1, 1, 0.5, 0.09)}, pools())
+
+    def test_preview_rounds_to_a_thousandth_and_counts_none_as_zero(self):
+        self.config(power_idle_watts=200.0, power_standby_watts=20.0,
+                    group='drs')
+        hosts = {'h1': {'pool': 'a'}, 'h2': {'pool': 'a'},
+                 'h3': {'pool': 'a', 'cpu': None, 'power': model.STANDBY},
+                 'h4': {'pool': 'c'}}
+        self.store.set_power('h3', model.STANDBY, pool='a')
+        # 1234 s: 0.34278 host-hours, 0.0617 kWh at 180 W saved.
+        self.clock.advance_time_seconds(1234)
+        rec = {}
+        self.power.preview(rec, self.snapshot(hosts=hosts, mode='aggregate'),
+                           h.allow_all, self.store.power_hosts())
+        self.assertEqual(
+            {'a': (0.343, 0.062), 'c': (0.0, 0.0)},
+            {p['pool']: (p['standby_host_hours'], p['saved_kwh'])
+             for p in rec['power']['pools']})
 
     def test_preview_shows_the_plan_and_changes_nothing(self):
         # Two hosts stay: one of the three is to spare.
