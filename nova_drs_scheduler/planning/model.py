@@ -140,6 +140,11 @@ class HostSnapshot:
     #: In maintenance: every instance leaves it (``planner`` drains it
     #: before balancing), and it is never a destination.
     draining: bool = False
+    #: Waiting in the maintenance queue (``maintenance enter
+    #: --one-at-a-time``): it drains later, so an instance sent there
+    #: moves twice; a drain sends there only when no other host can take
+    #: the instance.
+    queued: bool = False
     #: Power state (:data:`ON`, :data:`ENTERING`, :data:`STANDBY`,
     #: :data:`WAKING`).  An entering host is also ``draining``; a host in
     #: standby or waking is neither judged nor a destination.

@@ -128,6 +128,8 @@ class PeriodView:
     #: {host being drained (in maintenance, or entering standby): when
     #: it entered}
     maintenance: dict = dataclasses.field(default_factory=dict)
+    #: Hosts waiting in the maintenance queue, to be drained later.
+    queued: frozenset = frozenset()
     #: ``start(instance, destination or None)``: start a move now, as
     #: the engine starts planned moves; the migration, or None when Nova
     #: refuses it.
@@ -186,6 +188,7 @@ class PeriodView:
                 rise_rate=status.rise_rate,
                 schedulable=name not in cluster.disabled,
                 draining=name in maintenance,
+                queued=name in self.queued,
                 power=states.get(name, model.ON), power_level=power_level)
         measured = self.measured(hosts, config)
         return model.Snapshot(hosts=hosts,
@@ -504,6 +507,7 @@ class _Run:
             self.history, statuses, recent.blocked, self.windows.window,
             recent.left, self.inputs, arrived=frozenset(m.vm for m in ended),
             drs_caused=caused, maintenance=self._draining(),
+            queued=self._queued(),
             start=functools.partial(self.start, period, at=now),
             wake=self.wake, power=self.power)
         # Collect the simulator's garbage now, so that a strategy's
@@ -548,9 +552,12 @@ class _Run:
         return dataclasses.replace(
             self._view, now=at, blocked=recent.blocked, left=recent.left,
             arrived=frozenset(m.vm for m in self._ended),
-            maintenance=self._draining(),
+            maintenance=self._draining(), queued=self._queued(),
             start=functools.partial(self.start, period, at=at),
             sampled=False)
+
+    def _queued(self) -> frozenset:
+        return self.maintenance.queued if self.maintenance else frozenset()
 
     def _draining(self) -> dict:
         """{host being drained (maintenance, or entering standby): when it

@@ -122,6 +122,11 @@ class Tracker:
         current = self.current
         return {current.host: current.entered} if current else {}
 
+    @property
+    def queued(self) -> frozenset:
+        """The hosts still to be drained after the current one."""
+        return frozenset(self._queue)
+
     def advance(self, now: float, ended) -> None:
         """Move the schedule on to ``now``; ``ended``: the migrations that
         completed since the last period."""

@@ -6,7 +6,8 @@ planner's rails accept (schedulable, judged, not violated, not in
 maintenance; automation off is no bar).  The policy's preferred one (for
 ``balanced``, under its threshold by the margin) wins; when the policy
 accepts none, the drain still proceeds to the host left with the least
-pressure, and says so.
+pressure, and says so.  A host waiting in the maintenance queue comes
+last: only when no other host can take the instance.
 """
 
 import collections
@@ -23,6 +24,11 @@ GOAL = model.DRAIN
 
 #: Planner rules that bar a host from balancing but not from a drain.
 _DRAIN_DESTINATION = {'automation-off': None}
+
+#: A host waiting in the maintenance queue: a drain sends there only when
+#: no host out of the queue can take the instance, since what it
+#: receives moves again when its own turn comes.
+QUEUED = 'queued'
 
 
 def run(work: working.Working) -> None:
@@ -100,12 +106,14 @@ def _drain_option(work, source, instance, found):
         refused, score = work.policy.drain(host, cpu, ram, cfg,
                                            weights.get(name))
         option = (host, cpu, ram)
+        if refused is None and host.queued:
+            refused = QUEUED
         if refused is None:
             if preferred is None or (score, name) < preferred[0]:
                 preferred = ((score, name), option)
         else:
             rules[refused] += 1
-            key = (base.pressure(host, cpu, ram), name)
+            key = (host.queued, base.pressure(host, cpu, ram), name)
             if fallback is None or key < fallback[0]:
                 fallback = (key, option)
     chosen = preferred or fallback
@@ -129,6 +137,14 @@ def _drain_option(work, source, instance, found):
     if preferred is not None:
         reason += (f'the {policy} policy\'s preferred '
                    f'destination ({reasons.fmt("projected", cpu, ram)})')
+    elif host.queued:
+        others = collections.Counter(rules)
+        del others[QUEUED]
+        reason += (f'a host waiting in the maintenance queue '
+                   f'({reasons.fmt("projected", cpu, ram)}): no host out '
+                   f'of the queue can take it ('
+                   + (reasons.summary(others) if others
+                      else 'every other allowed host is queued') + ')')
     else:
         reason += (f'the least loaded allowed host '
                    f'({reasons.fmt("projected", cpu, ram)}): the '
