@@ -588,6 +588,70 @@ class BalancedDrainSpreadTest(testtools.TestCase):
                          [(m.destination, m.goal) for m in result.moves])
 
 
+class QueuedDestinationTest(testtools.TestCase):
+    """A host waiting in the maintenance queue takes a drain's instance
+    only when no host out of the queue can: what it receives would move
+    again when its turn comes."""
+
+    scenarios = POLICIES
+
+    def plan(self, hosts, instances, candidates=h.allow_all):
+        return planner.plan(h.snapshot(
+            hosts, instances, policy=self.policy,
+            drain_max_concurrent_migrations_per_host=10), candidates)
+
+    def moves(self, result):
+        return [(m.instance, m.destination) for m in result.moves]
+
+    def test_a_host_out_of_the_queue_comes_first_though_hotter(self):
+        hosts = [h.host('m', 50.0, draining=True, schedulable=False),
+                 h.host('queued', 5.0, queued=True),
+                 h.host('back', 40.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 1.0)])
+        self.assertEqual([('i1', 'back')], self.moves(result))
+        self.assertNotIn('queue', result.moves[0].reason)
+
+    def test_even_past_its_threshold(self):
+        # back would end at 88 %, over its threshold: a queued host under
+        # it still waits, as the instance would move twice.
+        hosts = [h.host('m', 50.0, draining=True, schedulable=False),
+                 h.host('queued', 5.0, queued=True),
+                 h.host('back', 78.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 1.0)])
+        self.assertEqual([('i1', 'back')], self.moves(result))
+        if self.policy == 'balanced':  # seed's drain has no margin
+            self.assertIn('least loaded allowed host',
+                          result.moves[0].reason)
+            self.assertIn('1x queued', result.moves[0].reason)
+
+    def test_the_coolest_queued_host_when_every_other_is_queued(self):
+        hosts = [h.host('m', 50.0, draining=True, schedulable=False),
+                 h.host('q-hot', 60.0, queued=True),
+                 h.host('q-cool', 20.0, queued=True)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 1.0)])
+        self.assertEqual([('i1', 'q-cool')], self.moves(result))
+        self.assertIn('q-cool, a host waiting in the maintenance queue '
+                      '(projected cpu 30.0%): no host out of the queue can '
+                      'take it (every other allowed host is queued)',
+                      result.moves[0].reason)
+
+    def test_a_queued_host_when_the_others_are_refused(self):
+        hosts = [h.host('m', 50.0, draining=True, schedulable=False),
+                 h.host('queued', 60.0, queued=True),
+                 h.host('full', 10.0)]
+        result = self.plan(hosts, [h.instance('i1', 'm', 1.0)],
+                           h.allow_except({'full': 'RamFilter'}))
+        self.assertEqual([('i1', 'queued')], self.moves(result))
+        self.assertIn('no host out of the queue can take it '
+                      '(1x RamFilter)', result.moves[0].reason)
+
+    def test_balancing_still_sends_to_a_queued_host(self):
+        hosts = [h.host('hot', 95.0, counter=3),
+                 h.host('queued', 20.0, queued=True)]
+        result = self.plan(hosts, [h.instance('i1', 'hot', 1.0)])
+        self.assertEqual([('i1', 'queued')], self.moves(result))
+
+
 class AutomationOffLevelingTest(testtools.TestCase):
     """A host with automation off neither levels nor counts in its pool's
     rise rate, as an excluded one."""

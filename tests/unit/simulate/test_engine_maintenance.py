@@ -64,6 +64,17 @@ class MaintenanceLoopTest(testtools.TestCase):
         self.assertEqual((True, False, False, ('host-2',),
                           [('host-1', 'ComputeFilter')]), strategy.seen[1])
 
+    def test_the_hosts_still_to_drain_are_queued_in_the_snapshot(self):
+        def look(view):
+            hosts = view.snapshot(CONFIG).hosts
+            return sorted(name for name in hosts if hosts[name].queued)
+
+        strategy = scripted.Looking(look)
+        self._run(strategy, maintenance.Schedule(
+            ('host-1', 'host-0'), 60.0, work_time=60.0))
+        self.assertEqual([['host-0', 'host-1'], ['host-0']],
+                         strategy.seen[:2])
+
     def test_planner_drains_the_host_and_it_comes_back_empty(self):
         strategy = strategies.PlannerStrategy(CONFIG, 'balanced')
         result = self._run(strategy, maintenance.Schedule(

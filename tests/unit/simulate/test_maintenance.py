@@ -94,6 +94,20 @@ class TrackerTest(testtools.TestCase):
                            d.returned) for d in tracker.drains])
         self.assertEqual(set(), placed.disabled)
 
+    def test_the_hosts_still_to_drain_are_queued(self):
+        placed = _cluster(vms=0)
+        tracker = maintenance.Tracker(maintenance.rolling(60.0, 60.0),
+                                      placed)
+        seen = []
+        for now in range(0, 300, 60):
+            tracker.advance(float(now), [])
+            seen.append(sorted(tracker.queued))
+        # Before the start every host waits; then those behind the one
+        # in maintenance (each empty, back after 60 s), and none once the
+        # last has entered.
+        self.assertEqual([['host-0', 'host-1', 'host-2'],
+                          ['host-1', 'host-2'], ['host-2'], [], []], seen)
+
     def test_deadline_starts_the_work_and_leaves_instances_behind(self):
         placed = _cluster()
         tracker = maintenance.Tracker(
