@@ -25,6 +25,9 @@ from nova_drs_scheduler import power_states
 LIVE, COLD = 'live', 'cold'
 #: Why a move is made (``Move.goal``).
 BALANCE, LEVEL, DRAIN = 'balance', 'level', 'drain'
+#: The planner's last goal, consolidation for standby: it plans power
+#: actions (``Plan.power``), no move (an entering host drains).
+CONSOLIDATE = 'consolidate'
 #: A host's power state (``HostSnapshot.power``; see :mod:`.power`): on;
 #: entering standby (service disabled by nova-drs, drained like a host in
 #: maintenance); in standby (powered off); waking (power-on sent, waiting
@@ -333,10 +336,19 @@ class Plan:
     policy: str = ''
     #: One per host in maintenance, by name.
     drains: Sequence[Drain] = ()
+    #: Power management's plan (:class:`.power.PowerPlan`, not named
+    #: here: that module builds on this one) when consolidation was
+    #: served with its inputs; None otherwise.
+    power: object = None
 
     def to_dict(self) -> dict:
-        """Plain dicts, lists and scalars, ready for JSON."""
-        return _plain(self)
+        """Plain dicts, lists and scalars, ready for JSON; ``power``
+        only when planned, so a record without power management reads as
+        it always did."""
+        found = _plain(self)
+        if self.power is None:
+            del found['power']
+        return found
 
     def to_json(self) -> str:
         """One line of JSON, the record logged once per period."""

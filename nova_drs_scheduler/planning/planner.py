@@ -1,4 +1,5 @@
-"""The planner: one period's snapshot in, the moves and their reasons out.
+"""The planner: one period's snapshot in, the moves (and power actions)
+and their reasons out.
 
 Pure: no I/O, no Nova, no clock, no randomness; every tie is broken by a
 name or uuid, so the live task, the CLI and the simulator get the same plan
@@ -40,13 +41,21 @@ below hold for every policy:
   neither judged nor destinations, and each sends its instances, largest
   first, to the destination the policy prefers among those under their
   threshold by the margin, or, when none is, to the allowed one left least
-  loaded (:mod:`.goals.drain`).
+  loaded (:mod:`.goals.drain`);
+- consolidation for standby comes last, when power management's inputs
+  are given (:class:`.power.PowerInputs`): which hosts enter standby and
+  which wake (:mod:`.goals.consolidate`, deciding in :mod:`.power`),
+  with this period's moves counted where they go; its plan is
+  ``Plan.power``.
 
-The goals run in that order, one module each (:mod:`.goals`), on one
-working projection (:mod:`.working`: the judged hosts, their loads and
-slots, the limits), one destination search (:mod:`.search`: the margin,
-graded in a warm pool) and the cost-benefit rail (:mod:`.cost_benefit`);
-:mod:`.moves` records each move and takes it into the projection.
+The goals run in the order drain, relieve, level, consolidate, one
+module each (:mod:`.goals`), on one working projection (:mod:`.working`:
+the judged hosts, their loads and slots, the limits), one destination
+search (:mod:`.search`: the margin, graded in a warm pool) and the
+cost-benefit rail (:mod:`.cost_benefit`); :mod:`.moves` records each
+move and takes it into the projection.  Consolidation keeps its own
+placement check (:mod:`.standby_placement`): it asks whether a host's
+instances all fit elsewhere at the forecast, not where one goes.
 
 Cost: instances are indexed by host once.  Eligible destinations are kept
 sorted, per pool, by the policy's score at their current load; because a
@@ -62,30 +71,37 @@ per refused host, runs only to explain a chosen move or a failure.
 from nova_drs_scheduler.planning import capacity
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import policies
+from nova_drs_scheduler.planning import power as power_plan
 from nova_drs_scheduler.planning import working
+from nova_drs_scheduler.planning.goals import consolidate
 from nova_drs_scheduler.planning.goals import drain
 from nova_drs_scheduler.planning.goals import level
 from nova_drs_scheduler.planning.goals import relieve
 
 #: The goals, in the order the planner serves them.
-PIPELINE = (drain, relieve, level)
+PIPELINE = (drain, relieve, level, consolidate)
 #: Every goal's name (``model.Move.goal``), in that order.
 GOALS = tuple(goal.GOAL for goal in PIPELINE)
 
 
 def plan(snapshot: model.Snapshot, candidates: model.CandidatesFn,
-         goals: tuple[str, ...] = GOALS) -> model.Plan:
-    """Plan this period's migrations for ``snapshot``.
+         goals: tuple[str, ...] = GOALS,
+         power: power_plan.PowerInputs | None = None) -> model.Plan:
+    """Plan this period's migrations (and power actions) for
+    ``snapshot``.
 
     ``goals``: the ones served (:data:`GOALS`); a drain's flow between
-    periods plans ``(model.DRAIN,)`` alone.
+    periods plans ``(model.DRAIN,)`` alone.  ``power``: power
+    management's inputs; without them consolidation plans nothing and
+    ``Plan.power`` is None.
     """
     policy = policies.get(snapshot.config.policy)
-    work = working.Working(snapshot, capacity.counted(candidates), policy)
+    work = working.Working(snapshot, capacity.counted(candidates), policy,
+                           power)
     for goal in PIPELINE:
         if goal.GOAL in goals:
             goal.run(work)
     return model.Plan(moves=tuple(work.moves),
                       hosts=tuple(work.verdicts.values()),
                       notes=tuple(work.notes), policy=policy.name,
-                      drains=tuple(work.drains))
+                      drains=tuple(work.drains), power=work.power_plan)

@@ -2,9 +2,11 @@
 
 Pure, like the planner: a snapshot, the pools' demand forecasts and spare
 counters (periods with a host to spare) in, a :class:`PowerPlan` with a
-reason on every action and pool out.  The live leader and the simulator
-call the same :func:`plan`, after :func:`observe` has fed the period's
-demand to the forecasts and counters.
+reason on every action and pool out.  It is the planner's last goal
+(:mod:`.goals.consolidate`, given :class:`PowerInputs`): the live leader
+and the simulator get the same :func:`plan` from ``planner.plan``, after
+:func:`observe` has fed the period's demand to the forecasts and
+counters.
 
 A *pool* is what the planner balances within (``working.pool_key``: the
 aggregate pool in ``mode = aggregate``, one pool in global mode).  Per
@@ -58,6 +60,7 @@ The drain itself is the planner's (an entering host is ``draining``).
 """
 
 import dataclasses
+from collections.abc import Collection
 from collections.abc import Mapping
 
 from nova_drs_scheduler.planning import capacity
@@ -117,6 +120,20 @@ class PowerConfig:
         pool's forecast under it, a wake waits for the top, so that one
         period's noise cannot undo the last period's action."""
         return (self.band_low + self.band_high) / 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerInputs:
+    """What :func:`plan` reads besides the snapshot: power management's
+    state between periods, handed to the planner with the snapshot."""
+
+    #: Pool -> :class:`.outlook.Outlook` of its demand (:func:`observe`).
+    forecasts: Mapping
+    #: Pool -> consecutive periods with a host to spare (:func:`observe`).
+    counters: Mapping
+    config: PowerConfig
+    #: Pools where a boot found no valid host since the last period.
+    unplaced: Collection = frozenset()
 
 
 @dataclasses.dataclass(frozen=True)

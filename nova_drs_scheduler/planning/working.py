@@ -98,7 +98,8 @@ class Working:
     """One period's hosts as the moves planned so far leave them."""
 
     def __init__(self, snapshot: model.Snapshot,
-                 candidates: model.CandidatesFn, policy: base.Policy):
+                 candidates: model.CandidatesFn, policy: base.Policy,
+                 power: object = None):
         self.snapshot = snapshot
         self.config = snapshot.config
         #: Nova's filters live (the simulator's model), capacity counted
@@ -150,6 +151,11 @@ class Working:
         self.notes = []
         #: The snapshot with the moves planned so far, for candidates().
         self.view = snapshot
+        #: Power management's inputs (:class:`.power.PowerInputs`, which
+        #: builds on this module), None when it is not in use; the
+        #: consolidation goal leaves its plan in :attr:`power_plan`.
+        self.power = power
+        self.power_plan = None
 
     def pool(self, host: model.HostSnapshot) -> str | None:
         return pool_key(host, self.config)

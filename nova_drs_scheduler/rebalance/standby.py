@@ -1,5 +1,6 @@
 """Power management against the live cloud: the leader's side of the pure
-:mod:`~nova_drs_scheduler.planning.power` plan.
+:mod:`~nova_drs_scheduler.planning.power` plan, which the planner's
+consolidation goal makes.
 
 A host goes to standby in three steps, each period re-read from the DRS
 database so that any leader continues where the last one stopped:
@@ -30,6 +31,7 @@ from nova_drs_scheduler.conf import power as power_conf
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.planning import drain
 from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.planning import working
 from nova_drs_scheduler.power import base as power_base
@@ -196,8 +198,8 @@ class PowerPeriod:
         if not _in_use(snapshot, rows):
             return
         cfg = self.config()
-        found = power.plan(snapshot, candidates, self.forecasts,
-                           self.counters, cfg)
+        found = _consolidate(snapshot, candidates, power.PowerInputs(
+            self.forecasts, self.counters, cfg))
         rec['power'] = dict(found.to_dict(), hosts=_shown(rows))
         seconds = self.store.standby_seconds()
         for pool in rec['power']['pools']:
@@ -234,8 +236,8 @@ class PowerPeriod:
                              self.driver, self._refused())
         unplaced = wake_pools(snapshot) if self.store.take_wake_requests() \
             else set()
-        found = power.plan(snapshot, period.candidates, self.forecasts,
-                           self.counters, cfg, unplaced)
+        found = _consolidate(snapshot, period.candidates, power.PowerInputs(
+            self.forecasts, self.counters, cfg, unplaced))
         rec['power'] = found.to_dict()
         rec['power']['notes'].extend(
             f'host {host}: its power-off was refused at {when:%H:%M:%S}; '
@@ -333,6 +335,19 @@ class PowerPeriod:
             self.telemetry.standby_seconds(
                 found.get(model.STANDBY, 0) * (now - self._last))
         self._last = now
+
+
+def _consolidate(snapshot: model.Snapshot, candidates: model.CandidatesFn,
+                 inputs: power.PowerInputs) -> power.PowerPlan:
+    """The planner's consolidation goal alone, on ``snapshot``.
+
+    The leader plans power after the period's plan, not within it: it
+    first follows the hosts on their way, and an entering host is powered
+    off once that plan's drain reports it empty, so the power plan reads
+    the hosts' states as following left them.
+    """
+    return planner.plan(snapshot, candidates, (model.CONSOLIDATE,),
+                        inputs).power
 
 
 def _in_use(snapshot: model.Snapshot, rows: Mapping[str, dict]) -> bool:

@@ -19,7 +19,7 @@ two periods when a migration ends, or when it asked to be woken
 maintenance, so it is asked for by name, never among :data:`ALL`; so are
 the strategies that manage power (:data:`POWER`), which need a run with a
 power model: ``balanced+power`` (``balanced`` with power management
-``automatic``, ``planning.power.plan`` after the balancing plan) and
+``automatic``: the planner's consolidation goal, after balancing) and
 ``watcher_vm_workload_consolidation``.
 """
 
@@ -70,20 +70,23 @@ class PlannerStrategy:
         """``(plan, input, decision)``: the planner's whole
         :class:`~model.Plan` (verdicts and notes too, for tools that
         explain a run) and the two CPU times."""
-        result, _, _, built, decided = self._decide(view, self.goals)
-        return result, built, decided
+        return self._decide(view, self.goals)
 
     def _decide(self, view, goals: tuple) -> tuple:
-        """``(plan, snapshot, candidates, input, decision)`` for
-        ``goals``."""
+        """``(plan, input, decision)`` for ``goals``."""
         started = time.process_time()
         snapshot = view.snapshot(self.config, self.level)
         candidates = view.candidates()
         built = time.process_time()
-        result = planner.plan(snapshot, candidates, goals)
+        result = planner.plan(snapshot, candidates, goals,
+                              self._power(snapshot, view, goals))
         decided = time.process_time()
-        return (result, snapshot, candidates, built - started,
-                decided - built)
+        return result, built - started, decided - built
+
+    def _power(self, snapshot: model.Snapshot, view,
+               goals: tuple) -> power.PowerInputs | None:
+        """Power management's inputs for the planner: none, it is off."""
+        return None
 
     def plan(self, view) -> tuple:
         """The plan's moves themselves, so that their relief is checked."""
@@ -97,16 +100,17 @@ class PlannerStrategy:
         period)."""
         if not view.maintenance:
             return [], 0.0, 0.0
-        result, _, _, built, decided = self._decide(view, (model.DRAIN,))
+        result, built, decided = self._decide(view, (model.DRAIN,))
         return list(result.moves), built, decided
 
 
 class PowerManaged(PlannerStrategy):
     """``balanced`` with power management ``automatic``: each period the
-    planner's plan (which drains the hosts entering standby), then
-    :func:`planning.power.plan` on the same snapshot, as the live leader
-    runs them.  Its actions follow the moves, so that a host leaves
-    service after this period's moves to it have started."""
+    planner's plan, which drains the hosts entering standby and, last,
+    consolidates (``Plan.power``; the live leader serves consolidation
+    alone, once it has followed its hosts a step).  Its actions follow
+    the moves, so that a host leaves service after this period's moves to
+    it have started."""
 
     def __init__(self, config: model.PlannerConfig,
                  power_config: power.PowerConfig, level: str = 'automatic'):
@@ -118,20 +122,25 @@ class PowerManaged(PlannerStrategy):
         #: Every power action taken, with the period's time.
         self.actions = []
 
-    def plan(self, view) -> tuple:
-        """The plan's moves, then the power plan's actions."""
-        result, snapshot, candidates, built, decided = self._decide(
-            view, self.goals)
-        started = time.process_time()
+    def _power(self, snapshot: model.Snapshot, view,
+               goals: tuple) -> power.PowerInputs | None:
+        """The period's demand fed to the forecasts and counters, which
+        the planner consolidates on, when it consolidates (a drain
+        between periods does not: a period's demand is counted once)."""
+        if model.CONSOLIDATE not in goals:
+            return None
         self.forecasts, self.counters = power.observe(
             snapshot, self.forecasts, self.counters, view.now,
             self.power_config)
-        verdict = power.plan(
-            dataclasses.replace(snapshot, planned=tuple(result.moves)),
-            candidates, self.forecasts, self.counters, self.power_config)
-        decided += time.process_time() - started
-        self.actions.extend((view.now, a) for a in verdict.actions)
-        return list(result.moves) + list(verdict.actions), built, decided
+        return power.PowerInputs(self.forecasts, self.counters,
+                                 self.power_config)
+
+    def plan(self, view) -> tuple:
+        """The plan's moves, then the power plan's actions."""
+        result, built, decided = self.decide(view)
+        self.actions.extend((view.now, a) for a in result.power.actions)
+        return (list(result.moves) + list(result.power.actions), built,
+                decided)
 
 
 def build(name: str, config: model.PlannerConfig, seed: int,

@@ -16,6 +16,7 @@ from nova_drs_scheduler.planning import outlook
 from nova_drs_scheduler.planning import planner
 from nova_drs_scheduler.planning import power
 from nova_drs_scheduler.planning import working
+from nova_drs_scheduler.planning.goals import consolidate
 from tests import snapshots as h
 
 AUTO = 'automatic'
@@ -1313,3 +1314,62 @@ class PropertiesTest(testtools.TestCase):
             self.assertGreaterEqual(counters[action.pool],
                                     config.low_periods)
             self.assertNotIn(action.pool, unplaced)
+
+
+class ConsolidateGoalTest(testtools.TestCase):
+    """Consolidation is the planner's last goal: the plan carries the
+    power plan, made with the period's moves counted."""
+
+    def setUp(self):
+        super().setUp()
+        # m drains; a, b and c are quiet, so the pool sheds, b first
+        # (the least memory to move).
+        self.snapshot = snap(
+            [host('m', 10.0, draining=True, schedulable=False),
+             host('a', 5.0), host('b', 5.0), host('c', 5.0)],
+            [h.instance('m1', 'm', 1.0, memory_mb=2048),
+             h.instance('a1', 'a', 0.5, memory_mb=4096),
+             h.instance('b1', 'b', 0.5, memory_mb=1024),
+             h.instance('c1', 'c', 0.5, memory_mb=4096)])
+        self.inputs = power.PowerInputs(steady({None: 2.5}), {None: 10},
+                                        CONFIG)
+
+    def test_last_in_the_pipeline(self):
+        self.assertIs(consolidate, planner.PIPELINE[-1])
+        self.assertEqual((model.DRAIN, model.BALANCE, model.LEVEL,
+                          model.CONSOLIDATE), planner.GOALS)
+
+    def test_the_plan_carries_the_power_plan_of_the_period(self):
+        seen = []
+
+        def record(instance, snapshot):
+            seen.append((instance.uuid, [m.instance
+                                         for m in snapshot.planned]))
+            return h.allow_all(instance, snapshot)
+        result = planner.plan(self.snapshot, record, power=self.inputs)
+        [move] = result.moves
+        self.assertTrue(result.power.actions)
+        self.assertEqual(power.plan(
+            dataclasses.replace(self.snapshot, planned=(move,)), h.allow_all,
+            self.inputs.forecasts, self.inputs.counters, CONFIG),
+            result.power)
+        # The standby's placement check sees the period's move.
+        self.assertIn(('b1', [move.instance]), seen)
+        self.assertEqual(result.power.to_dict(), result.to_dict()['power'])
+
+    def test_without_its_inputs_the_plan_is_as_before(self):
+        served = planner.plan(self.snapshot, h.allow_all, power=self.inputs)
+        result = planner.plan(self.snapshot, h.allow_all)
+        self.assertIsNone(result.power)
+        self.assertNotIn('power', result.to_dict())
+        self.assertEqual(dataclasses.replace(served, power=None), result)
+        self.assertEqual(result, planner.plan(
+            self.snapshot, h.allow_all, planner.GOALS[:-1], self.inputs))
+
+    def test_alone_it_moves_nothing(self):
+        result = planner.plan(self.snapshot, h.allow_all,
+                              (model.CONSOLIDATE,), self.inputs)
+        self.assertEqual((), result.moves)
+        self.assertEqual(power.plan(
+            self.snapshot, h.allow_all, self.inputs.forecasts,
+            self.inputs.counters, CONFIG), result.power)
