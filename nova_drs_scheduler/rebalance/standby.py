@@ -236,23 +236,20 @@ class PowerPeriod:
                              self.driver, self._refused())
         unplaced = wake_pools(snapshot) if self.store.take_wake_requests() \
             else set()
-        found = _consolidate(snapshot, period.candidates, power.PowerInputs(
-            self.forecasts, self.counters, cfg, unplaced))
+        found = _consolidate(
+            dataclasses.replace(snapshot, planned=tuple(period.plan.moves)),
+            period.candidates, power.PowerInputs(
+                self.forecasts, self.counters, cfg, unplaced))
         rec['power'] = found.to_dict()
         rec['power']['notes'].extend(
             f'host {host}: its power-off was refused at {when:%H:%M:%S}; '
             f'left out of power management for [drs] quarantine_time'
             for host, when in sorted(self.refused.items()))
         levels = {pool.pool: pool.level for pool in found.pools}
-        destinations = {move.destination for move in period.plan.moves}
         wanted = set()
         for action in found.actions:
-            if action.kind == power.STANDBY and action.host in destinations:
-                rec['power']['notes'].append(
-                    f'host {action.host}: standby left for a later period, '
-                    f'a move of this period goes to it')
-            elif (levels.get(action.pool) == 'automatic'
-                  or action.kind == power.CANCEL):
+            if (levels.get(action.pool) == 'automatic'
+                    or action.kind == power.CANCEL):
                 acting.act(action, rows.get(action.host))
             else:
                 self.store.recommend_power(rec['id'], action.kind,

@@ -1349,13 +1349,40 @@ class ConsolidateGoalTest(testtools.TestCase):
         result = planner.plan(self.snapshot, record, power=self.inputs)
         [move] = result.moves
         self.assertTrue(result.power.actions)
-        self.assertEqual(power.plan(
+        self.assertEqual(consolidate.after_moves(power.plan(
             dataclasses.replace(self.snapshot, planned=(move,)), h.allow_all,
-            self.inputs.forecasts, self.inputs.counters, CONFIG),
+            self.inputs.forecasts, self.inputs.counters, CONFIG), (move,)),
             result.power)
         # The standby's placement check sees the period's move.
         self.assertIn(('b1', [move.instance]), seen)
         self.assertEqual(result.power.to_dict(), result.to_dict()['power'])
+
+    def test_a_host_a_move_goes_to_is_not_put_in_standby(self):
+        result = planner.plan(self.snapshot, h.allow_all, power=self.inputs)
+        [move] = result.moves
+        alone = power.plan(
+            dataclasses.replace(self.snapshot, planned=(move,)), h.allow_all,
+            self.inputs.forecasts, self.inputs.counters, CONFIG)
+        shed = [a.host for a in alone.actions if a.kind == power.STANDBY]
+        # The drain's move goes to a host the power plan alone would shed.
+        self.assertIn(move.destination, shed)
+        self.assertEqual(sorted(set(shed) - {move.destination}),
+                         sorted(a.host for a in result.power.actions
+                                if a.kind == power.STANDBY))
+        self.assertEqual(
+            alone.notes + (f'host {move.destination}: standby left for a '
+                           f'later period, a move of this period goes to '
+                           f'it',), result.power.notes)
+
+    def test_after_moves_holds_only_the_standby_of_a_destination(self):
+        found = power.plan(self.snapshot, h.allow_all, self.inputs.forecasts,
+                           self.inputs.counters, CONFIG)
+        move = model.Move('a1', 'a', 'b', 'cpu', {})
+        self.assertIs(found, consolidate.after_moves(found, ()))
+        held = consolidate.after_moves(found, (move,))
+        self.assertIn('b', [a.host for a in found.actions])
+        self.assertEqual([a for a in found.actions if a.host != 'b'],
+                         list(held.actions))
 
     def test_without_its_inputs_the_plan_is_as_before(self):
         served = planner.plan(self.snapshot, h.allow_all, power=self.inputs)
