@@ -87,6 +87,8 @@ MODULES = {
         _PLANNING + 'test_power.PlannerDrainTest'],
     'planning/goals/relieve.py': _PLANNER_TESTS,
     'planning/goals/level.py': _PLANNER_TESTS,
+    'planning/goals/consolidate.py': [
+        _PLANNING + 'test_power.ConsolidateGoalTest'],
     'planning/capacity.py': [_PLANNING + 'test_capacity'],
     'planning/drain_plan.py': [_PLANNING + 'test_drain_plan'],
     'planning/drain_time.py': [_PLANNING + 'test_drain_time'],
