@@ -310,7 +310,8 @@ class SummaryTest(CLITestCase):
         waiting = [blocker(UUID_B, 'db', 'migrating m1 -> a')]
         blockers = [blocker(UUID_A, 'web', 'opted out')]
         self.assertEqual({
-            'host': 'm1', 'state': 'draining', 'reason': 'kernel update',
+            'host': 'm1', 'state': 'draining', 'queue_position': None,
+            'reason': 'kernel update',
             'requested_at': ago(600), 'reported_at': ago(10),
             'instances': 3, 'moves': {'completed': 2, 'failed': 1,
                                       'in_flight': 1},
@@ -391,15 +392,16 @@ class StatusTest(CLITestCase):
         lines = self.lines()
         self.assertEqual('Hosts in maintenance', lines[0])
         self.assertEqual(
-            ['host', 'state', 'left', 'in', 'flight', 'completed', 'failed',
-             'time', 'left', 'since', 'last', 'report', 'reason'],
+            ['host', 'state', 'queue', 'left', 'in', 'flight', 'completed',
+             'failed', 'time', 'left', 'since', 'last', 'report', 'reason'],
             lines[1].split())
         self.assertEqual(
-            ['m1', 'blocked', '2', '0', '1', '2', '20m00s', '2026-11-01',
+            ['m1', 'blocked', '-', '2', '0', '1', '2', '20m00s',
+             '2026-11-01',
              '11:49:59', '2026-11-01', '11:49:59', '(silent)', 'kernel',
              'update'], lines[3].split())
         self.assertEqual(
-            ['m2', 'drained', '0', '0', '5', '0', '0s', '2026-11-01',
+            ['m2', 'drained', '-', '0', '0', '5', '0', '0s', '2026-11-01',
              '11:50:00', 'none', 'yet'], lines[4].split())
         blocking = lines.index('Blocking instances')
         self.assertEqual(['m1', '3f0c2a1b', 'web', 'opted', 'out'],
@@ -410,7 +412,7 @@ class StatusTest(CLITestCase):
         self.assertEqual(errors.OK, self.status(store, 'm1'))
         self.assertEqual(['m1'], store.asked)
         hosts = self.lines()[3].split()
-        self.assertEqual(['m1', 'draining', '?'], hosts[:3])
+        self.assertEqual(['m1', 'draining', '-', '?'], hosts[:4])
         self.assertEqual(['2026-11-01', '11:59:30', 'kernel', 'update'],
                          hosts[-4:])
         self.assertIn('(none)', self.lines())

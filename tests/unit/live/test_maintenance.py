@@ -113,18 +113,24 @@ class EnterExitTest(testtools.TestCase):
 
     def test_exit_enables_what_it_disabled_then_forgets(self):
         self.store.maintenance.return_value = [{'disabled_by_drs': True}]
-        self.store.exit_maintenance.return_value = {'host': 'h1'}
+        self.store.exit_maintenance.return_value = {'host': 'h1',
+                                                    'state': 'drained'}
+        self.store.maintenance_hosts.return_value = {}
+        self.store.first_queued.return_value = None
         self.compute.enable.return_value = (mock.Mock(disabled=False), True)
         found = maintenance.exit(self.store, 'h1')
         self.compute.enable.assert_called_once_with(
             'h1', maintenance.PURPOSE, True)
         self.store.exit_maintenance.assert_called_once_with('h1')
-        self.assertEqual({'host': 'h1', 'enabled': True,
-                          'service_disabled': False}, found)
+        self.assertEqual({'host': 'h1', 'state': 'drained', 'enabled': True,
+                          'service_disabled': False, 'next': None}, found)
 
     def test_exit_of_a_host_gone_from_nova(self):
         self.store.maintenance.return_value = [{'disabled_by_drs': False}]
-        self.store.exit_maintenance.return_value = {'host': 'h1'}
+        self.store.exit_maintenance.return_value = {'host': 'h1',
+                                                    'state': 'drained'}
+        self.store.maintenance_hosts.return_value = {}
+        self.store.first_queued.return_value = None
         self.compute.enable.return_value = (None, False)
         found = maintenance.exit(self.store, 'h1')
         self.assertEqual((False, False), (found['enabled'],

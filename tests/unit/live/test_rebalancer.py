@@ -84,10 +84,10 @@ class RunTest(PeriodTestCase):
         self.config(automation='off', group='drs')
         # As read from nova.conf: equal to the literal, not identical.
         for in_maintenance, power, level, skipped in (
-                ([], {}, ''.join(['of', 'f']), 'automation is off'),
-                (['m1'], {}, 'off', None),
-                ([], {'s1': {'state': model.STANDBY}}, 'off', None),
-                ([], {}, 'manual', None)):
+                ({}, {}, ''.join(['of', 'f']), 'automation is off'),
+                ({'m1': {'state': 'draining'}}, {}, 'off', None),
+                ({}, {'s1': {'state': model.STANDBY}}, 'off', None),
+                ({}, {}, 'manual', None)):
             self.config(power_management=level, group='drs')
             self.store.maintenance_hosts.return_value = in_maintenance
             self.store.power_hosts.return_value = power
@@ -218,7 +218,7 @@ class LeadTest(PeriodTestCase):
             name: Instance(f'cell-{name}') for name in ('i0', 'i1', 'i2')})
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows):
+                 power_rows, queued=frozenset()):
             self.assertTrue(acting)
             rec['moves'] = [dict(m, outcome={'status': 'planned'}) for m in (
                 {'instance': p.instance, 'source': p.source,
@@ -322,7 +322,7 @@ class DryRunTest(PeriodTestCase):
         planned = [move('i1')]
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows):
+                 power_rows, queued=frozenset()):
             self.assertFalse(acting)
             rec['moves'] = [{'instance': 'i1',
                              'outcome': {'status': 'planned'}}]
@@ -347,13 +347,13 @@ class FlowTest(PeriodTestCase):
         self.period.outcomes.following = True
         self.period.outcomes.executor.poll.return_value = [
             ('r0', 'i0', {'status': 'completed'})]
-        self.store.maintenance_hosts.return_value = {'h1': {}}
+        self.store.maintenance_hosts.return_value = {'h1': {'state': 'draining'}}
         self.cloud = mock.Mock(instances={'i1': mock.Mock(cell='c1')})
         self.planned = [move('i1')]
         self.seen = []
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows, goals):
+                 power_rows, goals, queued=frozenset()):
             self.seen.append((acting, draining, goals))
             rec['moves'] = [{'instance': m.instance, 'source': m.source,
                              'destination': m.destination,
@@ -408,7 +408,7 @@ class FlowTest(PeriodTestCase):
         rec = self.period.flow(None)
         self.report.assert_called_once_with(
             self.store, self.period.telemetry, rec, mock.ANY, self.cloud,
-            {'h1': {}})
+            {'h1': {'state': 'draining'}})
         self.assertEqual('started', rec['moves'][0]['outcome']['status'])
 
     def test_nothing_without_an_ended_move_a_drain_or_the_lead(self):
@@ -418,7 +418,7 @@ class FlowTest(PeriodTestCase):
             ('r0', 'i0', {'status': 'completed'})]
         self.store.maintenance_hosts.return_value = {}
         self.assertIsNone(self.period.flow(None))
-        self.store.maintenance_hosts.return_value = {'h1': {}}
+        self.store.maintenance_hosts.return_value = {'h1': {'state': 'draining'}}
         self.period.leader.check.return_value = (False, 'sched-2 leads')
         self.assertIsNone(self.period.flow(None))
         self.assertFalse(self.period.outcomes.following)
