@@ -70,15 +70,16 @@ class SnapshotReader:
 
     def read(self, context, config: model.PlannerConfig,
              windows: metrics.MetricsWindows, all_instances: bool,
-             draining=frozenset(), power_rows=None, queued=frozenset()
+             draining=frozenset(), power_rows=None,
+             queued=frozenset()
              ) -> tuple[model.Snapshot, live.Cloud, dict, frozenset]:
         """The period's snapshot, from hosts to the instances worth it.
 
         ``draining``: the hosts in maintenance; those entering standby
         (``power_rows``) drain too; ``queued``: the hosts waiting in the
-        maintenance queue (still in service, a drain's last resort).  Returns ``(snapshot, cloud,
-        automation levels, hosts whose instances were not measured in
-        time)``.
+        maintenance queue (still in service, a drain's last resort).
+        Returns ``(snapshot, cloud, automation levels, hosts whose
+        instances were not measured in time)``.
         """
         draining = set(draining) | standby.entering(power_rows or {})
         drs = CONF.drs

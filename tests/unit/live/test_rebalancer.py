@@ -183,6 +183,8 @@ class RunTest(PeriodTestCase):
 
 #: A period's snapshot where power management has nothing to do.
 EMPTY = model.Snapshot({}, (), model.PlannerConfig())
+#: A host in maintenance as ``Store.maintenance_hosts`` gives it.
+DRAINING = {'state': 'draining', 'queue_position': None}
 
 
 def move(instance, source='h1', destination='h3'):
@@ -347,7 +349,7 @@ class FlowTest(PeriodTestCase):
         self.period.outcomes.following = True
         self.period.outcomes.executor.poll.return_value = [
             ('r0', 'i0', {'status': 'completed'})]
-        self.store.maintenance_hosts.return_value = {'h1': {'state': 'draining'}}
+        self.store.maintenance_hosts.return_value = {'h1': DRAINING}
         self.cloud = mock.Mock(instances={'i1': mock.Mock(cell='c1')})
         self.planned = [move('i1')]
         self.seen = []
@@ -408,7 +410,7 @@ class FlowTest(PeriodTestCase):
         rec = self.period.flow(None)
         self.report.assert_called_once_with(
             self.store, self.period.telemetry, rec, mock.ANY, self.cloud,
-            {'h1': {'state': 'draining'}})
+            {'h1': DRAINING})
         self.assertEqual('started', rec['moves'][0]['outcome']['status'])
 
     def test_nothing_without_an_ended_move_a_drain_or_the_lead(self):
@@ -418,7 +420,7 @@ class FlowTest(PeriodTestCase):
             ('r0', 'i0', {'status': 'completed'})]
         self.store.maintenance_hosts.return_value = {}
         self.assertIsNone(self.period.flow(None))
-        self.store.maintenance_hosts.return_value = {'h1': {'state': 'draining'}}
+        self.store.maintenance_hosts.return_value = {'h1': DRAINING}
         self.period.leader.check.return_value = (False, 'sched-2 leads')
         self.assertIsNone(self.period.flow(None))
         self.assertFalse(self.period.outcomes.following)
