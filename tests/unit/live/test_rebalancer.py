@@ -87,7 +87,9 @@ class RunTest(PeriodTestCase):
                 ({}, {}, ''.join(['of', 'f']), 'automation is off'),
                 ({'m1': {'state': 'draining'}}, {}, 'off', None),
                 ({}, {'s1': {'state': model.STANDBY}}, 'off', None),
-                ({}, {}, 'manual', None)):
+                ({}, {}, 'manual', None),
+                # A queue alone drains nothing: exit starts its first.
+                ({'q1': QUEUED}, {}, 'off', 'automation is off')):
             self.config(power_management=level, group='drs')
             self.store.maintenance_hosts.return_value = in_maintenance
             self.store.power_hosts.return_value = power
@@ -185,6 +187,7 @@ class RunTest(PeriodTestCase):
 EMPTY = model.Snapshot({}, (), model.PlannerConfig())
 #: A host in maintenance as ``Store.maintenance_hosts`` gives it.
 DRAINING = {'state': 'draining', 'queue_position': None}
+QUEUED = {'state': 'queued', 'queue_position': 1}
 
 
 def move(instance, source='h1', destination='h3'):
@@ -308,6 +311,24 @@ class LeadTest(PeriodTestCase):
         self.assertEqual([mock.call(30)] * 2,
                          self.period.outcomes.executor.poll.call_args_list)
 
+    def test_a_queued_host_is_marked_neither_drained_nor_reported(self):
+        self.store.maintenance_hosts.return_value = {'m1': DRAINING,
+                                                     'q1': QUEUED}
+        planned = mock.Mock(side_effect=period_plan.plan)
+        self.useFixture(fixtures.MockPatchObject(period_plan, 'plan',
+                                                 planned))
+        report = self.useFixture(fixtures.MockPatchObject(
+            maintenance, 'report_drains')).mock
+        self.period.power = mock.Mock()
+        self.lead()
+        self.assertEqual(({'m1'}, frozenset({'q1'})), (
+            planned.call_args.kwargs['draining'],
+            planned.call_args.kwargs['queued']))
+        # Power management drains only the hosts in maintenance.
+        self.assertEqual({'m1': DRAINING},
+                         self.period.power.run.call_args.args[3])
+        self.assertEqual({'m1': DRAINING}, report.call_args.args[5])
+
     def test_unfinished_moves_adopted_once_on_leading(self):
         self.lead()
         self.lead()
@@ -322,10 +343,13 @@ class DryRunTest(PeriodTestCase):
             'i1': mock.Mock(host='h1', display_name='web'),
             'i2': mock.Mock(host='h2', display_name=None)})
         planned = [move('i1')]
+        self.store.maintenance_hosts.return_value = {'m1': DRAINING,
+                                                     'q1': QUEUED}
 
         def plan(reader, context, config, rec, windows, acting, draining,
                  power_rows, queued=frozenset()):
             self.assertFalse(acting)
+            self.assertEqual(({'m1'}, frozenset({'q1'})), (draining, queued))
             rec['moves'] = [{'instance': 'i1',
                              'outcome': {'status': 'planned'}}]
             return period_plan.Period(mock.Mock(moves=planned), cloud, {},
@@ -357,6 +381,7 @@ class FlowTest(PeriodTestCase):
         def plan(reader, context, config, rec, windows, acting, draining,
                  power_rows, goals, queued=frozenset()):
             self.seen.append((acting, draining, goals))
+            self.queued = queued
             rec['moves'] = [{'instance': m.instance, 'source': m.source,
                              'destination': m.destination,
                              'outcome': {'status': 'planned'}}
@@ -403,6 +428,16 @@ class FlowTest(PeriodTestCase):
         self.assertEqual([(True, set(), (model.DRAIN,))], self.seen)
         # Only maintenance is reported there; standby follows its own.
         self.report.assert_not_called()
+
+    def test_a_queue_alone_is_no_drain(self):
+        self.store.maintenance_hosts.return_value = {'q1': QUEUED}
+        self.assertIsNone(self.period.flow(None))
+        self.assertEqual([], self.seen)
+        self.store.maintenance_hosts.return_value = {'h1': DRAINING,
+                                                     'q1': QUEUED}
+        self.period.flow(None)
+        self.assertEqual([(True, {'h1'}, (model.DRAIN,))], self.seen)
+        self.assertEqual(frozenset({'q1'}), self.queued)
 
     def test_drains_in_maintenance_are_reported(self):
         self.report = self.useFixture(fixtures.MockPatchObject(

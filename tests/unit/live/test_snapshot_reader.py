@@ -130,6 +130,26 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
         self.assertEqual({'h1', 'h2'}, self.build.call_args.args[8])
         self.windows.restart.assert_called_once_with({'h1', 'h2'})
 
+    def test_queued_hosts_marked_not_drained(self):
+        # Leveling on: the hosts it judges are queued as the period's.
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0.5)
+        host_snapshot = self.host_snapshots()
+        self.useFixture(fixtures.MockPatchObject(
+            level, 'leveling_sources', return_value=set()))
+        self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False,
+            draining={'h1'}, queued=frozenset({'h2'}))
+        self.assertEqual((frozenset({'h2'}), {'h1'}),
+                         (self.build.call_args.args[12],
+                          self.build.call_args.args[8]))
+        names = {id(rows): name for name, rows in self.rows.items()}
+        self.assertEqual(
+            {'h1': False, 'h2': True, 'h3': False},
+            {names[id(call.args[0])]: call.kwargs['queued']
+             for call in host_snapshot.call_args_list})
+        self.windows.restart.assert_called_once_with({'h1'})
+
     def test_leveling_sources_judged_with_the_power_states(self):
         # A pool with a host in standby levels (doc/power.md): leveling
         # sees the stored power states.
