@@ -41,7 +41,9 @@ CODES = (
              '[placement] credentials, or an optional extra not installed '
              '(the message names it)'),
     (CLOUD, 'the cloud could not be reached or failed: database, '
-            'Keystone, placement, metric source'),
+            'Keystone, placement, metric source; maintenance exit: Nova '
+            'refused to start the drain of the first queued host (the exit '
+            'stands)'),
     (DB_SCHEMA, 'a database was reached but its schema is missing or too '
                 'old (run nova-manage db sync, or nova-drs db sync for the '
                 'DRS database)'),

@@ -41,30 +41,46 @@ class MaintenanceRows:
     """Needs ``_read()`` and ``_write()`` connections (the Store's)."""
 
     def enter_maintenance(self, host: str, reason: str | None,
-                          disabled_by_drs: bool) -> dict:
-        """Ask the leader to drain ``host``; its row, with ``'new'``.
+                          disabled_by_drs: bool, queued: bool = False
+                          ) -> dict:
+        """Ask the leader to drain ``host``, or with ``queued`` put it at
+        the end of the maintenance queue; its row, with ``'new'``.
 
         Entering again only replaces the reason (when one is given):
         ``requested_at`` still counts the drain's moves from the first
-        request, and ``disabled_by_drs`` still says whether exit must
-        enable the service again.
+        request, ``disabled_by_drs`` still says whether exit must enable
+        the service again, and a queued host keeps its place.  A queued
+        host entered without ``queued`` leaves the queue and drains from
+        now (its service disabled by the caller, as ``disabled_by_drs``
+        says).
         """
         try:
-            return self._enter_maintenance(host, reason, disabled_by_drs)
+            return self._enter_maintenance(host, reason, disabled_by_drs,
+                                           queued)
         except db_exc.DBDuplicateEntry:
             # Another enter inserted the row since this one looked.
-            return self._enter_maintenance(host, reason, disabled_by_drs)
+            return self._enter_maintenance(host, reason, disabled_by_drs,
+                                           queued)
 
-    def _enter_maintenance(self, host, reason, disabled_by_drs) -> dict:
+    def _enter_maintenance(self, host, reason, disabled_by_drs,
+                           queued=False) -> dict:
         rows = tables.maintenance
         now = timeutils.utcnow()
         with self._write() as conn:
             found = self._find_maintenance(conn, host)
-            if found is None:
+            if found is None and queued:
+                conn.execute(rows.insert().values(
+                    host=host, reason=reason, state=states.QUEUED,
+                    disabled_by_drs=False, requested_at=now, updated_at=now,
+                    queue_position=self._queue_end(conn) + 1))
+            elif found is None:
                 conn.execute(rows.insert().values(
                     host=host, reason=reason, state=states.DRAINING,
                     disabled_by_drs=bool(disabled_by_drs), requested_at=now,
                     updated_at=now))
+            elif found['state'] == states.QUEUED and not queued:
+                self._start(conn, found, disabled_by_drs, now,
+                            found['reason'] if reason is None else reason)
             elif reason is not None:
                 conn.execute(rows.update().where(rows.c.host == host).values(
                     reason=reason, updated_at=now))
@@ -72,12 +88,64 @@ class MaintenanceRows:
         return dict(_maintenance_row(row), new=found is None)
 
     @staticmethod
+    def _queue_end(conn) -> int:
+        """The last queued host's position; 0 when none waits."""
+        return conn.execute(sa.select(sa.func.max(
+            tables.maintenance.c.queue_position))).scalar() or 0
+
+    @staticmethod
+    def _leave_queue(conn, position: int | None) -> None:
+        """Move up every host queued behind ``position`` (a host that
+        left the queue), so that positions stay 1, 2, ..."""
+        if position is None:
+            return
+        rows = tables.maintenance
+        conn.execute(rows.update().where(
+            rows.c.queue_position > position).values(
+            queue_position=rows.c.queue_position - 1))
+
+    def _start(self, conn, found, disabled_by_drs: bool, now,
+               reason: str | None) -> None:
+        """A queued host's row becomes a drain requested ``now``."""
+        rows = tables.maintenance
+        conn.execute(rows.update().where(rows.c.host == found['host']).values(
+            state=states.DRAINING, queue_position=None,
+            disabled_by_drs=bool(disabled_by_drs), requested_at=now,
+            updated_at=now, reported_at=None, progress=None, reason=reason))
+        self._leave_queue(conn, found['queue_position'])
+
+    def first_queued(self) -> dict | None:
+        """The row of the host that drains next (position 1), or None
+        when the queue is empty."""
+        rows = tables.maintenance
+        with self._read() as conn:
+            found = conn.execute(sa.select(rows).where(
+                rows.c.state == states.QUEUED).order_by(
+                rows.c.queue_position, rows.c.host).limit(1)).mappings(
+            ).first()
+        return None if found is None else _maintenance_row(found)
+
+    def start_queued(self, host: str, disabled_by_drs: bool) -> dict | None:
+        """Take ``host`` out of the queue: it drains from now, the hosts
+        behind it move up.  Its new row, or None when it is no longer
+        queued (an exit or an enter came first)."""
+        now = timeutils.utcnow()
+        with self._write() as conn:
+            found = self._find_maintenance(conn, host)
+            if found is None or found['state'] != states.QUEUED:
+                return None
+            self._start(conn, found, disabled_by_drs, now, found['reason'])
+            row = self._find_maintenance(conn, host)
+        return _maintenance_row(row)
+
+    @staticmethod
     def _find_maintenance(conn, host: str):
         return conn.execute(sa.select(tables.maintenance).where(
             tables.maintenance.c.host == host)).mappings().first()
 
     def exit_maintenance(self, host: str) -> dict:
-        """End ``host``'s maintenance; its last row, so the caller knows
+        """End ``host``'s maintenance (a queued host leaves the queue, the
+        hosts behind it move up); its last row, so the caller knows
         whether to enable the service again (``disabled_by_drs``).
         Raises :class:`~.states.NotFoundError` if it is not in maintenance."""
         rows = tables.maintenance
@@ -87,6 +155,7 @@ class MaintenanceRows:
                 raise states.NotFoundError(
                     f'host {host} is not in maintenance')
             conn.execute(rows.delete().where(rows.c.host == host))
+            self._leave_queue(conn, found['queue_position'])
         return _maintenance_row(found)
 
     def maintenance(self, host: str | None = None) -> list[dict]:
@@ -120,26 +189,30 @@ class MaintenanceRows:
     def report_maintenance(self, host: str, state: str,
                            progress: dict) -> bool:
         """Store the leader's latest view of ``host``'s drain; False when
-        the row is gone (an exit came first), so the leader stops."""
+        the row is gone (an exit came first), so the leader stops, or
+        queued (a queued host's state stays ``queued`` until its turn)."""
         if state not in maintenance_states.STATES:
             raise ValueError(f'unknown maintenance state {state!r}')
         now = timeutils.utcnow()
+        rows = tables.maintenance
         with self._write() as conn:
-            result = conn.execute(tables.maintenance.update().where(
-                tables.maintenance.c.host == host).values(
+            result = conn.execute(rows.update().where(
+                rows.c.host == host, rows.c.state != states.QUEUED).values(
                 state=state, progress=tables.dumps(progress), reported_at=now,
                 updated_at=now))
         return bool(result.rowcount)
 
     def maintenance_hosts(self) -> dict[str, dict]:
-        """``{host: {'state', 'requested_at', 'disabled_by_drs'}}``: what
-        the leader reads every period, without progress or counts."""
+        """``{host: {'state', 'requested_at', 'disabled_by_drs',
+        'queue_position'}}``: what the leader reads every period, without
+        progress or counts.  A ``queued`` host is not to be drained."""
         rows = tables.maintenance
         with self._read() as conn:
             found = conn.execute(sa.select(
                 rows.c.host, rows.c.state, rows.c.requested_at,
-                rows.c.disabled_by_drs)).all()
+                rows.c.disabled_by_drs, rows.c.queue_position)).all()
         return {row.host: {'state': row.state,
                            'requested_at': row.requested_at,
-                           'disabled_by_drs': row.disabled_by_drs}
+                           'disabled_by_drs': row.disabled_by_drs,
+                           'queue_position': row.queue_position}
                 for row in found}

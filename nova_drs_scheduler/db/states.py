@@ -17,10 +17,11 @@ OPEN = (PENDING, APPROVED, STARTED)
 UNFINISHED = ('starting', 'started')
 
 #: Maintenance states, as the leader reports them (``enter`` starts at
-#: ``draining``).
+#: ``draining``), and a host waiting in the queue (``queued``).
 DRAINING, DRAINED, BLOCKED = (maintenance_states.DRAINING,
                               maintenance_states.DRAINED,
                               maintenance_states.BLOCKED)
+QUEUED = maintenance_states.QUEUED
 
 #: How a move's relief check ended (``relief_check['status']``): checked
 #: against its hosts' loads (``relief.check``'s result), given up for want

@@ -38,6 +38,7 @@ from nova_drs_scheduler.db.states import NO_EXPECTATION as NO_EXPECTATION
 from nova_drs_scheduler.db.states import NO_SAMPLE as NO_SAMPLE
 from nova_drs_scheduler.db.states import OPEN as OPEN
 from nova_drs_scheduler.db.states import PENDING as PENDING
+from nova_drs_scheduler.db.states import QUEUED as QUEUED
 from nova_drs_scheduler.db.states import STARTED as STARTED
 from nova_drs_scheduler.db.states import InvalidStateError as InvalidStateError
 from nova_drs_scheduler.db.states import NotFoundError as NotFoundError

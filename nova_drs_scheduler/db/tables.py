@@ -96,7 +96,9 @@ maintenance = sa.Table(
     'drs_maintenance', metadata,
     sa.Column('host', sa.String(255), primary_key=True),
     sa.Column('reason', sa.Text),
-    #: ``draining``, ``drained`` or ``blocked`` (``store.DRAINING``...).
+    #: ``draining``, ``drained`` or ``blocked`` (``store.DRAINING``...) as
+    #: the leader reports them, or ``queued``: waiting for its turn
+    #: (``maintenance enter --one-at-a-time``), service still enabled.
     sa.Column('state', sa.String(16), nullable=False),
     #: Whether ``enter`` disabled the compute service, so that ``exit``
     #: enables it again only then.
@@ -107,6 +109,9 @@ maintenance = sa.Table(
     sa.Column('reported_at', sa.DateTime),
     #: JSON: the leader's latest report (a dict).
     sa.Column('progress', JSON_TEXT),
+    #: A queued host's place in the queue (1 drains next); NULL for a
+    #: host draining.
+    sa.Column('queue_position', sa.Integer),
 )
 
 #: Hosts power management has taken from their pool: being emptied for

@@ -388,9 +388,10 @@ def pool(settings, config: model.PlannerConfig) -> str | None:
 
 def host_snapshot(rows: HostRows, status, settings,
                   config: model.PlannerConfig,
-                  draining: bool = False) -> model.HostSnapshot:
+                  draining: bool = False,
+                  queued: bool = False) -> model.HostSnapshot:
     """One host: windows' verdict, node capacity, aggregate settings,
-    whether it is in maintenance."""
+    whether it is in maintenance or waiting in its queue."""
     judged = status is not None and status.cpu_percent is not None
     return model.HostSnapshot(
         name=rows.name,
@@ -412,6 +413,7 @@ def host_snapshot(rows: HostRows, status, settings,
         excluded=settings.excluded,
         automation_off=settings.automation_off,
         draining=draining,
+        queued=queued,
         power_level=settings.power_level)
 
 
@@ -448,7 +450,8 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    config: model.PlannerConfig, cooldown: int,
                    quarantine: int, no_return: int,
                    draining=frozenset(), trends=None,
-                   refused=None, waits=None) -> model.Snapshot:
+                   refused=None, waits=None,
+                   queued=frozenset()) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
@@ -459,11 +462,13 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
     ``refused``: {instance uuid: {destination: migration uuid}} of the
     moves Nova's scheduler refused at start (``executor.REFUSED``),
     which quarantine nothing; ``waits``: {instance uuid: cores waiting for
-    a CPU} as measured.
+    a CPU} as measured; ``queued``: the hosts waiting in the maintenance
+    queue.
     """
     waits = waits or {}
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
-                                 config, name in draining)
+                                 config, name in draining,
+                                 name in queued)
              for name, rows in pacing.paced(sorted(cloud.hosts.items()))}
     refused = refused or {}
     not_to_blame = {uuid for found in refused.values()

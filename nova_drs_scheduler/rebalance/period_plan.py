@@ -37,20 +37,22 @@ class Period(typing.NamedTuple):
 def plan(reader: snapshot_reader.SnapshotReader, context,
          config: model.PlannerConfig, rec: dict,
          windows: metrics.MetricsWindows, acting: bool, draining: set,
-         power_rows: dict, goals=planner.GOALS) -> Period:
+         power_rows: dict, goals=planner.GOALS,
+         queued=frozenset()) -> Period:
     """Snapshot, (when acting) recommendations, plan, into ``rec``.
 
     ``draining``: the hosts in maintenance; ``power_rows``: the hosts
     out of their pool's service (``Store.power_hosts``), those entering
     standby drained too; ``goals``: the planner's, all but in a
     drain's flow, which neither reads every instance nor takes up
-    approved recommendations.
+    approved recommendations; ``queued``: the hosts waiting in the
+    maintenance queue.
     """
     snapshot, cloud, levels, late = reader.read(
         context, config, windows,
         all_instances=not acting and goals == planner.GOALS,
         draining=draining,
-        power_rows=power_rows)
+        power_rows=power_rows, queued=queued)
     cands = reader.candidates(context, cloud)
     approved = []
     if acting and goals == planner.GOALS:

@@ -161,8 +161,8 @@ class Rebalancer:
         management (unreadable: no): drains run, and standby hosts are
         followed, whatever the automation level."""
         try:
-            return bool(self.store.maintenance_hosts() or
-                        self.store.power_hosts())
+            return bool(maintenance_mod.draining(
+                self.store.maintenance_hosts()) or self.store.power_hosts())
         except db_exc.DBError as exc:
             LOG.warning('DRS cannot read the DRS database: %s', exc)
             return False
@@ -188,12 +188,14 @@ class Rebalancer:
         # next end.
         self.outcomes.lead()
         windows = self.reader.windows()
-        maintenance = self.store.maintenance_hosts()
+        rows = self.store.maintenance_hosts()
+        # Hosts waiting in the queue are not drained: ``exit`` starts them.
+        maintenance = maintenance_mod.draining(rows)
         power_rows = self.store.power_hosts()
         period = period_plan.plan(
             self.reader, context, from_conf.planner_config(CONF), rec,
             windows, acting=True, draining=set(maintenance),
-            power_rows=power_rows)
+            power_rows=power_rows, queued=maintenance_mod.queued(rows))
         self.store.save_windows(windows.export(), {
             verdict['host']: verdict for verdict in rec['hosts']})
         self.telemetry.hosts(rec['hosts'])
@@ -227,7 +229,8 @@ class Rebalancer:
         self.outcomes.collect()
         if not self.outcomes.ended:
             return None
-        maintenance = self.store.maintenance_hosts()
+        rows = self.store.maintenance_hosts()
+        maintenance = maintenance_mod.draining(rows)
         power_rows = self.store.power_hosts()
         if not (maintenance or standby.entering(power_rows)):
             return None
@@ -246,7 +249,8 @@ class Rebalancer:
                 period = period_plan.plan(
                     self.reader, context, config, rec, self.reader.windows(),
                     acting=True, draining=set(maintenance),
-                    power_rows=power_rows, goals=(model.DRAIN,))
+                    power_rows=power_rows, goals=(model.DRAIN,),
+                    queued=maintenance_mod.queued(rows))
                 for move in period.plan.moves:
                     record.set_outcome(rec, move.instance,
                                        {'status': 'starting'})
@@ -274,10 +278,11 @@ class Rebalancer:
         config = from_conf.planner_config(CONF)
         rec = record.new_record('dry-run', config)
         power_rows = self.store.power_hosts()
+        rows = self.store.maintenance_hosts()
         period = period_plan.plan(
             self.reader, context, config, rec, self.reader.windows(),
-            acting=False, draining=set(self.store.maintenance_hosts()),
-            power_rows=power_rows)
+            acting=False, draining=set(maintenance_mod.draining(rows)),
+            power_rows=power_rows, queued=maintenance_mod.queued(rows))
         self.power.preview(rec, period.snapshot, period.candidates,
                            power_rows)
         for move in period.plan.moves:

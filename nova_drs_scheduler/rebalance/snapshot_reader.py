@@ -24,6 +24,7 @@ from nova_drs_scheduler.rebalance import aggregate_settings
 from nova_drs_scheduler.rebalance import candidates
 from nova_drs_scheduler.rebalance import executor
 from nova_drs_scheduler.rebalance import live
+from nova_drs_scheduler.rebalance import maintenance
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
 from nova_drs_scheduler.rebalance import sources
@@ -69,14 +70,16 @@ class SnapshotReader:
 
     def read(self, context, config: model.PlannerConfig,
              windows: metrics.MetricsWindows, all_instances: bool,
-             draining=frozenset(), power_rows=None
+             draining=frozenset(), power_rows=None,
+             queued=frozenset()
              ) -> tuple[model.Snapshot, live.Cloud, dict, frozenset]:
         """The period's snapshot, from hosts to the instances worth it.
 
         ``draining``: the hosts in maintenance; those entering standby
-        (``power_rows``) drain too.  Returns ``(snapshot, cloud,
-        automation levels, hosts whose instances were not measured in
-        time)``.
+        (``power_rows``) drain too; ``queued``: the hosts waiting in the
+        maintenance queue (still in service, a drain's last resort).
+        Returns ``(snapshot, cloud, automation levels, hosts whose
+        instances were not measured in time)``.
         """
         draining = set(draining) | standby.entering(power_rows or {})
         drs = CONF.drs
@@ -120,7 +123,8 @@ class SnapshotReader:
             # With their power states: a pool with a host held out levels.
             hosts = standby.with_power(model.Snapshot(
                 {name: live.host_snapshot(rows, statuses.get(name),
-                                          settings[name], config)
+                                          settings[name], config,
+                                          queued=name in queued)
                  for name, rows in cloud.hosts.items()}, (), config),
                 power_rows or {}, draining)
         if config.level_gap > 0:
@@ -142,7 +146,8 @@ class SnapshotReader:
             cooldown, drs.quarantine_time, drs.no_return_time,
             draining, self.trends, self.store.outcomes(
                 executor.REFUSED, timeutils.utcnow() - datetime.timedelta(
-                    seconds=drs.quarantine_time)), measured.waits)
+                    seconds=drs.quarantine_time)), measured.waits,
+            queued)
         if power_rows:
             snapshot = standby.with_power(snapshot, power_rows, draining)
         return snapshot, cloud, levels, measured.late
@@ -166,10 +171,12 @@ class SnapshotReader:
         run's period is, from the stored windows.
         """
         config = from_conf.planner_config(CONF)
+        rows = self.store.maintenance_hosts()
         snapshot, cloud, _, late = self.read(
             context, config, self.windows(), all_instances=False,
-            draining=set(self.store.maintenance_hosts()) | set(hosts),
-            power_rows=self.store.power_hosts())
+            draining=set(maintenance.draining(rows)) | set(hosts),
+            power_rows=self.store.power_hosts(),
+            queued=maintenance.queued(rows) - set(hosts))
         return unmeasured(snapshot, late), self.candidates(context, cloud)
 
 

@@ -62,7 +62,8 @@ class Telemetry:
                              '1 while this process is the rebalancer.')
         self._maintenance = gauge(
             'nova_drs_maintenance_hosts',
-            'Hosts in maintenance, by state (draining, drained, blocked).',
+            'Hosts in maintenance, by state (draining, drained, blocked, '
+            'queued).',
             ['state'])
         self._left = gauge(
             'nova_drs_maintenance_instances_left',
@@ -167,10 +168,12 @@ class Telemetry:
         (``Store.maintenance`` rows)."""
         for series in (self._maintenance, self._left, self._drain_moves):
             series.clear()
-        for state in ('draining', 'drained', 'blocked'):
+        for state in ('draining', 'drained', 'blocked', 'queued'):
             self._maintenance.labels(state=state).set(sum(
                 1 for row in hosts if row['state'] == state))
         for row in hosts:
+            if row['state'] == 'queued':
+                continue  # Not drained yet: no instances left, no moves.
             progress = row.get('progress') or {}
             if 'instances' in progress:
                 self._left.labels(row['host']).set(progress['instances'])

@@ -310,7 +310,8 @@ class SummaryTest(CLITestCase):
         waiting = [blocker(UUID_B, 'db', 'migrating m1 -> a')]
         blockers = [blocker(UUID_A, 'web', 'opted out')]
         self.assertEqual({
-            'host': 'm1', 'state': 'draining', 'reason': 'kernel update',
+            'host': 'm1', 'state': 'draining', 'queue_position': None,
+            'reason': 'kernel update',
             'requested_at': ago(600), 'reported_at': ago(10),
             'instances': 3, 'moves': {'completed': 2, 'failed': 1,
                                       'in_flight': 1},
@@ -391,15 +392,16 @@ class StatusTest(CLITestCase):
         lines = self.lines()
         self.assertEqual('Hosts in maintenance', lines[0])
         self.assertEqual(
-            ['host', 'state', 'left', 'in', 'flight', 'completed', 'failed',
-             'time', 'left', 'since', 'last', 'report', 'reason'],
+            ['host', 'state', 'queue', 'left', 'in', 'flight', 'completed',
+             'failed', 'time', 'left', 'since', 'last', 'report', 'reason'],
             lines[1].split())
         self.assertEqual(
-            ['m1', 'blocked', '2', '0', '1', '2', '20m00s', '2026-11-01',
+            ['m1', 'blocked', '-', '2', '0', '1', '2', '20m00s',
+             '2026-11-01',
              '11:49:59', '2026-11-01', '11:49:59', '(silent)', 'kernel',
              'update'], lines[3].split())
         self.assertEqual(
-            ['m2', 'drained', '0', '0', '5', '0', '0s', '2026-11-01',
+            ['m2', 'drained', '-', '0', '0', '5', '0', '0s', '2026-11-01',
              '11:50:00', 'none', 'yet'], lines[4].split())
         blocking = lines.index('Blocking instances')
         self.assertEqual(['m1', '3f0c2a1b', 'web', 'opted', 'out'],
@@ -410,7 +412,7 @@ class StatusTest(CLITestCase):
         self.assertEqual(errors.OK, self.status(store, 'm1'))
         self.assertEqual(['m1'], store.asked)
         hosts = self.lines()[3].split()
-        self.assertEqual(['m1', 'draining', '?'], hosts[:3])
+        self.assertEqual(['m1', 'draining', '-', '?'], hosts[:4])
         self.assertEqual(['2026-11-01', '11:59:30', 'kernel', 'update'],
                          hosts[-4:])
         self.assertIn('(none)', self.lines())
@@ -475,6 +477,12 @@ class ParserTest(testtools.TestCase):
                                                        args.host))
         self.assertEqual('h1', self.parse('status', 'h1').host)
 
+    def test_one_at_a_time(self):
+        self.assertFalse(self.parse('enter', 'h1').one_at_a_time)
+        args = self.parse('enter', 'h1', 'h2', '--one-at-a-time', '--wait')
+        self.assertEqual((['h1', 'h2'], True, True),
+                         (args.hosts, args.one_at_a_time, args.wait))
+
     def test_an_action_is_required(self):
         self.assertIn('required', self.refused())
 
@@ -495,9 +503,9 @@ class ParserTest(testtools.TestCase):
         self.refused('--config-file', '/etc/x.conf', 'status')
 
 
-class EnterExitTest(CLITestCase):
-    """``enter`` and ``exit`` with Nova's side replaced
-    (``rebalance.maintenance``, tested in the functional tests)."""
+class RequestsTestCase(CLITestCase):
+    """``rebalance.maintenance`` replaced (tested in the functional
+    tests), the store a fake."""
 
     def setUp(self):
         super().setUp()
@@ -517,6 +525,10 @@ class EnterExitTest(CLITestCase):
             return handler(args, CONF)
         finally:
             self.assertTrue(self.store.closed)
+
+
+class EnterExitTest(RequestsTestCase):
+    """``enter`` and ``exit`` with Nova's side replaced."""
 
     def enter(self, hosts=('m1',), **options):
         def entered(store, host, reason):
@@ -625,6 +637,154 @@ class EnterExitTest(CLITestCase):
                  'service_disabled': disabled}))
             self.assertEqual(['m1', 'ended'] + text.split(),
                              self.lines()[2].split())
+
+
+class QueueTest(RequestsTestCase):
+    """``enter --one-at-a-time``, ``exit`` starting the queue's first host
+    and ``status`` of a queue (``rebalance.maintenance`` replaced)."""
+
+    def queue(self, hosts=('m1', 'm2', 'm3'), **options):
+        """m1 starts, the others queue behind it."""
+        def entered(store, host, reason, one_at_a_time=False):
+            if host == 'm1':
+                return {'host': host, 'state': 'draining',
+                        'queue_position': None,
+                        'service_disabled_reason': 'nova-drs: maintenance'}
+            return {'host': host, 'state': 'queued',
+                    'queue_position': hosts.index(host),
+                    'service_disabled_reason': None}
+        options = {'wait': False, 'timeout': 1.0, **options}
+        return self.run_action(maintenance.enter_, 'enter', error=entered,
+                               hosts=list(hosts), reason='bios',
+                               one_at_a_time=True, **options)
+
+    def test_enter_shows_the_queue_and_what_starts_it(self):
+        self.assertEqual(errors.OK, self.queue())
+        self.assertEqual(
+            [['m1', 'draining', 'disabled', '(nova-drs:', 'maintenance)'],
+             ['m2', 'queued', 'enabled', 'until', 'its', 'turn', '(queue',
+              'position', '1)'],
+             ['m3', 'queued', 'enabled', 'until', 'its', 'turn', '(queue',
+              'position', '2)']],
+            [line.split() for line in self.lines()[2:5]])
+        self.assertEqual(
+            'The leading scheduler drains m1 from its next period; the '
+            'queued hosts wait, in service, each until "nova-drs '
+            'maintenance exit" of the host draining before it: nova-drs '
+            'maintenance status', self.lines()[-1])
+        self.assertEqual(
+            [mock.call(self.store, host, 'bios', True)
+             for host in ('m1', 'm2', 'm3')],
+            self.requests.enter.call_args_list)
+
+    def test_every_host_queued(self):
+        self.assertEqual(errors.OK, self.queue(hosts=('m0', 'm2')))
+        self.assertTrue(self.lines()[-1].startswith(
+            'the queued hosts wait, in service'))
+
+    def test_enter_in_json(self):
+        self.assertEqual(errors.OK, self.queue(json=True))
+        self.assertEqual(
+            [('m1', 'draining', None), ('m2', 'queued', 1),
+             ('m3', 'queued', 2)],
+            [(row['host'], row['state'], row['queue_position'])
+             for row in json.loads(self.stdout.getvalue())])
+
+    def test_wait_is_for_the_hosts_started_only(self):
+        self.store.answers = [[row('m1', state='drained', instances=0)]]
+        self.assertEqual(errors.OK, self.queue(wait=True))
+        self.assertEqual(['m1'], self.store.asked)
+        self.assertEqual(
+            'Waiting for m1 only; the queued hosts start one after the '
+            'other as each exits.', self.lines()[0])
+        self.assertTrue(self.lines()[1].startswith('m1: drained'))
+        # Nothing started: nothing to wait for.
+        self.stdout.seek(0)
+        self.stdout.truncate()
+        self.store.asked.clear()
+        self.assertEqual(errors.OK, self.queue(hosts=('m0', 'm2'),
+                                               wait=True))
+        self.assertEqual([], self.store.asked)
+        self.assertIn('the queued hosts wait', self.lines()[-1])
+
+    def exit_with(self, following, json_output=False):
+        return self.run_action(
+            maintenance.exit_, 'exit',
+            {'host': 'm1', 'state': 'drained', 'enabled': True,
+             'service_disabled': False, 'next': following},
+            json=json_output)
+
+    def test_exit_says_which_host_started(self):
+        following = {'host': 'm2', 'started': True, 'error': None,
+                     'service_disabled_reason': 'nova-drs: maintenance: '
+                                                'bios'}
+        self.assertEqual(errors.OK, self.exit_with(following))
+        self.assertEqual(
+            [['m1', 'ended', 'enabled', 'again'],
+             ['m2', 'started', '(first', 'in', 'the', 'queue)', 'disabled',
+              '(nova-drs:', 'maintenance:', 'bios)']],
+            [line.split() for line in self.lines()[2:4]])
+        self.stdout.seek(0)
+        self.stdout.truncate()
+        self.assertEqual(errors.OK, self.exit_with(following, True))
+        self.assertEqual(following,
+                         json.loads(self.stdout.getvalue())['next'])
+
+    def test_exit_when_nova_refuses_the_next_host_exits_4(self):
+        error = self.assertRaises(
+            errors.CLIError, self.exit_with,
+            {'host': 'm2', 'started': False, 'error': 'Service m2 could '
+             'not be found.', 'service_disabled_reason': None})
+        self.assertEqual(errors.CLOUD, error.code)
+        self.assertEqual(4, error.code)
+        self.assertEqual(
+            'm1 left maintenance, but the drain of m2, first in the queue, '
+            'did not start: Service m2 could not be found.; it stays '
+            'queued: run "nova-drs maintenance enter m2" to start it',
+            str(error))
+        self.assertEqual(
+            [['m1', 'ended', 'enabled', 'again'],
+             ['m2', 'still', 'queued', '(first)', 'enabled', '(Nova',
+              'refused', 'to', 'disable', 'it)']],
+            [line.split() for line in self.lines()[2:4]])
+
+    def test_exit_with_no_queue_shows_one_host(self):
+        self.assertEqual(errors.OK, self.exit_with(None))
+        self.assertEqual(['m1', 'ended', 'enabled', 'again'],
+                         self.lines()[2].split())
+        self.assertEqual('', self.lines()[3])
+
+
+class QueueStatusTest(CLITestCase):
+
+    def queued(self, host, position):
+        return dict(row(host, 'queued', progress=False, reported=None,
+                        disabled_by_drs=False), queue_position=position)
+
+    def test_the_queue_in_its_order_after_the_hosts_draining(self):
+        store = FakeStore([self.queued('a2', 2), row('m2'),
+                           self.queued('z1', 1), row('m1', 'blocked')])
+        self.useFixture(fixtures.MockPatchObject(
+            db, 'open_store', return_value=store))
+        args = types.SimpleNamespace(host=None, json=False)
+        self.assertEqual(errors.OK, maintenance.status_(args, CONF))
+        hosts = [line.split() for line in self.lines()[3:7]]
+        self.assertEqual([('m2', 'draining', '-'), ('m1', 'blocked', '-'),
+                          ('z1', 'queued', '1'), ('a2', 'queued', '2')],
+                         [tuple(line[:3]) for line in hosts])
+        # Queued: no report expected, none missed.
+        self.assertEqual(['11:50:00', '-', 'kernel', 'update'],
+                         hosts[2][-4:])
+        self.stdout.seek(0)
+        self.stdout.truncate()
+        args.json = True
+        maintenance.status_(args, CONF)
+        found = {r['host']: r for r in json.loads(self.stdout.getvalue())}
+        self.assertEqual((1, 'queued', False, False),
+                         (found['z1']['queue_position'],
+                          found['z1']['state'], found['z1']['leader_silent'],
+                          found['z1']['service_reenabled_on_exit']))
+        self.assertIsNone(found['m1']['queue_position'])
 
 
 class PlanTest(CLITestCase):

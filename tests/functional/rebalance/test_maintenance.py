@@ -10,6 +10,7 @@ from unittest import mock
 import fixtures
 from nova import exception
 from nova import objects
+from nova.compute import api as compute_api
 from nova.compute import rpcapi
 
 from nova_drs_scheduler import conf
@@ -588,3 +589,114 @@ class PlanTest(MaintenanceTestBase):
         self.assertEqual(('host2', 'with host1: 3 instance(s) would block'),
                          (left_out['host'], left_out['why']))
         self.assertNothingChanged(servers)
+
+
+class QueueTest(MaintenanceTestBase):
+    """``enter --one-at-a-time``: the hosts drain one after the other, and
+    a drain sends nothing to a host whose turn is still to come while
+    another host can take it, so each instance moves once."""
+
+    HOSTS = ('host1', 'host2', 'host3')
+    #: host2 is the coolest and, in placement, the emptiest: the drain's
+    #: preferred destination were it not queued.
+    LOADS = {'host1': 40, 'host2': 10, 'host3': 30}
+
+    def setUp(self):
+        super().setUp()
+        self.leaving = [self._boot('host1') for _ in range(2)]
+        self.staying = self._boot('host2')
+        self.others = [self._boot('host3') for _ in range(2)]
+
+    def test_without_the_queue_host2_takes_the_drain(self):
+        # The control: host2 alone in service beside host3 takes both.
+        self.assertEqual(errors.OK, self.enter('host1')[0])
+        moves = [m for rec in self.drain(self.LOADS) for m in rec['moves']]
+        self.assertEqual(['host2', 'host2'],
+                         [m['destination'] for m in moves])
+
+    def test_one_host_at_a_time_each_instance_moved_once(self):
+        code, rows = self.cli(cli.enter_, hosts=['host1', 'host2'],
+                              reason='kernel update', wait=False,
+                              timeout=1.0, one_at_a_time=True)
+        self.assertEqual(errors.OK, code)
+        self.assertEqual([('host1', 'draining', None),
+                          ('host2', 'queued', 1)],
+                         [(r['host'], r['state'], r['queue_position'])
+                          for r in rows])
+        self.assertEqual('disabled', self.service('host1')['status'])
+        self.assertEqual('enabled', self.service('host2')['status'])
+
+        records = self.drain(self.LOADS)
+        moves = [m for rec in records for m in rec['moves']]
+        self.assertEqual(sorted(self.leaving),
+                         sorted(m['instance'] for m in moves))
+        # Not to host2, the emptiest and coolest: it is queued.
+        self.assertEqual({'host3'}, {m['destination'] for m in moves})
+        for uuid in self.leaving:
+            self.assertEqual('host3', self._host_of(uuid))
+            self.assertAllocatedOn(uuid, 'host3')
+        self.assertIn("the balanced policy's preferred destination",
+                      moves[0]['reason'])
+        # host2 waits: in service, its instance where it was, no drain.
+        self.assertEqual('host2', self._host_of(self.staying))
+        self.assertEqual('enabled', self.service('host2')['status'])
+        self.assertEqual({'host1'}, {d['host'] for rec in records
+                                     for d in rec['drains']})
+        status = self.status()
+        self.assertEqual(
+            (('drained', None), ('queued', 1)),
+            ((status['host1']['state'], status['host1']['queue_position']),
+             (status['host2']['state'], status['host2']['queue_position'])))
+
+        # exit host1: host2's turn.
+        code, row = self.cli(cli.exit_, host='host1')
+        self.assertEqual(errors.OK, code)
+        self.assertEqual(('host2', True), (row['next']['host'],
+                                          row['next']['started']))
+        self.assertEqual('enabled', self.service('host1')['status'])
+        self.assertEqual(('disabled', 'nova-drs: maintenance: kernel '
+                                      'update'),
+                         (self.service('host2')['status'],
+                          self.service('host2')['disabled_reason']))
+        self.assertEqual((['host2'], 'draining', None), (
+            list(self.status()), self.status()['host2']['state'],
+            self.status()['host2']['queue_position']))
+
+        records = self.drain(self.LOADS)
+        [moved] = [m for rec in records for m in rec['moves']]
+        self.assertEqual(self.staying, moved['instance'])
+        self.assertIn(self._host_of(self.staying), ('host1', 'host3'))
+        self.assertEqual('drained', self.status()['host2']['state'])
+        # Each instance moved once.
+        for uuid in self.leaving + [self.staying] + self.others:
+            self.assertEqual(0 if uuid in self.others else 1,
+                             len(self.migrations(uuid)), uuid)
+
+    def test_exit_when_nova_refuses_the_next_host(self):
+        self.cli(cli.enter_, hosts=['host1', 'host2'], reason=None,
+                 wait=False, timeout=1.0, one_at_a_time=True)
+        real = compute_api.HostAPI.service_update
+
+        def refuse_host2(api, context, service):
+            if service.host == 'host2':
+                raise exception.ServiceNotFound(service_id='host2')
+            return real(api, context, service)
+        with mock.patch.object(compute_api.HostAPI, 'service_update',
+                               refuse_host2):
+            code, text = self.cli(cli.exit_, json_output=False,
+                                  host='host1')
+        self.assertEqual(errors.CLOUD, code)
+        self.assertIn('host1 left maintenance, but the drain of host2, '
+                      'first in the queue, did not start', text)
+        self.assertIn('still queued', text)
+        # The exit stands; host2 stays queued, in service.
+        self.assertEqual('enabled', self.service('host1')['status'])
+        self.assertEqual('enabled', self.service('host2')['status'])
+        self.assertEqual({'host2': ('queued', 1)}, {
+            host: (row['state'], row['queue_position'])
+            for host, row in self.status().items()})
+        # enter without --one-at-a-time starts it, as the message says.
+        code, row = self.enter('host2', reason=None)
+        self.assertEqual((errors.OK, 'draining', None),
+                         (code, row['state'], row['queue_position']))
+        self.assertEqual('disabled', self.service('host2')['status'])

@@ -466,13 +466,13 @@ class MaintenanceTest(StoreTestBase):
             {'host': 'h1', 'reason': 'kernel update', 'state': 'draining',
              'disabled_by_drs': True, 'requested_at': self.now,
              'updated_at': self.now, 'reported_at': None, 'progress': None,
-             'new': True},
+             'queue_position': None, 'new': True},
             self.store.enter_maintenance('h1', 'kernel update', True))
         self.assertEqual(
             {'host': 'h2', 'reason': None, 'state': 'draining',
              'disabled_by_drs': False, 'requested_at': self.now,
              'updated_at': self.now, 'reported_at': None, 'progress': None,
-             'new': True},
+             'queue_position': None, 'new': True},
             self.store.enter_maintenance('h2', None, False))
 
     def test_enter_twice_replaces_only_the_reason(self):
@@ -488,7 +488,8 @@ class MaintenanceTest(StoreTestBase):
             {'host': 'h1', 'reason': 'disk swap', 'state': 'blocked',
              'disabled_by_drs': True, 'requested_at': self.now,
              'updated_at': again, 'reported_at': reported,
-             'progress': {'left': ['i1']}, 'new': False}, row)
+             'progress': {'left': ['i1']}, 'queue_position': None,
+             'new': False}, row)
         # Without a reason: nothing changes at all.
         self.later(10)
         self.assertEqual(row, self.store.enter_maintenance('h1', None, False))
@@ -528,7 +529,7 @@ class MaintenanceTest(StoreTestBase):
             {'host': 'h1', 'reason': 'kernel update', 'state': 'drained',
              'disabled_by_drs': True, 'requested_at': self.now,
              'updated_at': reported, 'reported_at': reported,
-             'progress': {'left': []}},
+             'progress': {'left': []}, 'queue_position': None},
             self.store.exit_maintenance('h1'))
         self.assertEqual(['h0', 'h2'], [r['host']
                                         for r in self.store.maintenance()])
@@ -540,7 +541,8 @@ class MaintenanceTest(StoreTestBase):
         self.assertEqual({'host': 'h2', 'reason': None, 'state': 'draining',
                           'disabled_by_drs': False,
                           'requested_at': self.now, 'updated_at': self.now,
-                          'reported_at': None, 'progress': None},
+                          'reported_at': None, 'progress': None,
+                          'queue_position': None},
                          self.store.exit_maintenance('h2'))
         self.assertEqual(['h0'], list(self.store.maintenance_hosts()))
 
@@ -641,14 +643,16 @@ class MaintenanceTest(StoreTestBase):
         self.store.enter_maintenance('h1', 'x', True)
         self.later(5)
         self.store.enter_maintenance('h2', None, False)
+        self.store.enter_maintenance('h3', None, False, queued=True)
         self.store.report_maintenance('h1', db_store.DRAINED, {'a': 1})
+        later = self.now + datetime.timedelta(seconds=5)
         self.assertEqual(
             {'h1': {'state': 'drained', 'requested_at': self.now,
-                    'disabled_by_drs': True},
-             'h2': {'state': 'draining',
-                    'requested_at': self.now + datetime.timedelta(
-                        seconds=5),
-                    'disabled_by_drs': False}},
+                    'disabled_by_drs': True, 'queue_position': None},
+             'h2': {'state': 'draining', 'requested_at': later,
+                    'disabled_by_drs': False, 'queue_position': None},
+             'h3': {'state': 'queued', 'requested_at': later,
+                    'disabled_by_drs': False, 'queue_position': 1}},
             self.store.maintenance_hosts())
 
     def test_purge_takes_drain_moves_with_their_records(self):

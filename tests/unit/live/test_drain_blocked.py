@@ -194,6 +194,25 @@ class BuildSnapshotTest(testtools.TestCase):
         self.assertFalse(any(host.draining
                              for host in snapshot.hosts.values()))
 
+    def test_queued_hosts_are_marked_and_stay_schedulable(self):
+        cloud = live.Cloud(
+            hosts={name: host_rows(name, disabled=name == 'm')
+                   for name in self.up},
+            instances={uuids.a: self.row(uuids.a, 'n', 'stopped')},
+            migrations=[])
+        snapshot = live.build_snapshot(
+            cloud, dict.fromkeys(self.up, settings()), {}, {},
+            model.PlannerConfig(), 600, 3600, 0, draining=frozenset({'m'}),
+            queued=frozenset({'n'}))
+        self.assertEqual(
+            {'m': (True, False, False), 'n': (False, True, True),
+             'a': (False, False, True)},
+            {name: (host.draining, host.queued, host.schedulable)
+             for name, host in snapshot.hosts.items()})
+        # Its instances are not drained until its turn: balancing's rules.
+        self.assertEqual(['not ACTIVE (vm_state stopped)'],
+                         [i.blocked for i in snapshot.instances])
+
     def test_by_default_nothing_drains(self):
         cloud = live.Cloud(hosts={'m': host_rows('m')},
                            instances={uuids.a: self.row(uuids.a, 'm',
@@ -203,6 +222,7 @@ class BuildSnapshotTest(testtools.TestCase):
             cloud, {'m': settings()}, {}, {}, model.PlannerConfig(), 600,
             3600, 0)
         self.assertFalse(snapshot.hosts['m'].draining)
+        self.assertFalse(snapshot.hosts['m'].queued)
         self.assertEqual(
             [('not ACTIVE (vm_state stopped)', False, model.LIVE)],
             [(i.blocked, i.transient, i.migration)

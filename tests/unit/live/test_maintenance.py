@@ -113,19 +113,219 @@ class EnterExitTest(testtools.TestCase):
 
     def test_exit_enables_what_it_disabled_then_forgets(self):
         self.store.maintenance.return_value = [{'disabled_by_drs': True}]
-        self.store.exit_maintenance.return_value = {'host': 'h1'}
+        self.store.exit_maintenance.return_value = {'host': 'h1',
+                                                    'state': 'drained'}
+        self.store.maintenance_hosts.return_value = {}
+        self.store.first_queued.return_value = None
         self.compute.enable.return_value = (mock.Mock(disabled=False), True)
         found = maintenance.exit(self.store, 'h1')
         self.compute.enable.assert_called_once_with(
             'h1', maintenance.PURPOSE, True)
         self.store.exit_maintenance.assert_called_once_with('h1')
-        self.assertEqual({'host': 'h1', 'enabled': True,
-                          'service_disabled': False}, found)
+        self.assertEqual({'host': 'h1', 'state': 'drained', 'enabled': True,
+                          'service_disabled': False, 'next': None}, found)
 
     def test_exit_of_a_host_gone_from_nova(self):
         self.store.maintenance.return_value = [{'disabled_by_drs': False}]
-        self.store.exit_maintenance.return_value = {'host': 'h1'}
+        self.store.exit_maintenance.return_value = {'host': 'h1',
+                                                    'state': 'drained'}
+        self.store.maintenance_hosts.return_value = {}
+        self.store.first_queued.return_value = None
         self.compute.enable.return_value = (None, False)
         found = maintenance.exit(self.store, 'h1')
         self.assertEqual((False, False), (found['enabled'],
                                           found['service_disabled']))
+
+
+def rows(**states):
+    """``Store.maintenance_hosts`` with these hosts' states."""
+    return {host: {'state': state, 'queue_position': None}
+            for host, state in states.items()}
+
+
+class QueueTest(testtools.TestCase):
+    """``enter --one-at-a-time`` and the start of the queue's first host
+    on ``exit``, with Nova's compute service mocked."""
+
+    def setUp(self):
+        super().setUp()
+        self.log = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        self.store = mock.Mock()
+        self.store.maintenance_hosts.return_value = {}
+        self.store.enter_maintenance.side_effect = (
+            lambda host, reason, ours, queued=False: {
+                'host': host, 'state': 'queued' if queued else 'draining'})
+        self.service = mock.Mock(disabled=True,
+                                 disabled_reason='nova-drs: maintenance: x')
+        self.compute = self.useFixture(fixtures.MockPatchObject(
+            maintenance, 'compute_service')).mock
+        self.compute.disable.return_value = (self.service, True)
+
+    def test_draining_and_queued_rows(self):
+        found = rows(d='draining', e='drained', b='blocked', q='queued')
+        self.assertEqual({'d', 'e', 'b'}, set(maintenance.draining(found)))
+        self.assertEqual(frozenset({'q'}), maintenance.queued(found))
+        self.assertEqual(found['d'], maintenance.draining(found)['d'])
+
+    def test_the_first_host_drains_when_none_does(self):
+        # A queue whose first host could not start drains nothing.
+        self.store.maintenance_hosts.return_value = rows(q='queued')
+        found = maintenance.enter(self.store, 'h1', 'bios', True)
+        self.compute.disable.assert_called_once_with(
+            'h1', maintenance.PURPOSE, 'bios')
+        self.store.enter_maintenance.assert_called_once_with('h1', 'bios',
+                                                             True)
+        self.assertEqual(('draining', 'nova-drs: maintenance: x'),
+                         (found['state'], found['service_disabled_reason']))
+
+    def test_queued_behind_a_host_draining_its_service_untouched(self):
+        for state in ('draining', 'drained', 'blocked'):
+            self.store.enter_maintenance.reset_mock()
+            self.store.maintenance_hosts.return_value = rows(h0=state)
+            found = maintenance.enter(self.store, 'h1', 'bios', True)
+            self.compute.disable.assert_not_called()
+            self.compute.reword.assert_not_called()
+            # An unknown host is refused as without the queue.
+            self.compute.service.assert_called_with('h1')
+            self.store.enter_maintenance.assert_called_once_with(
+                'h1', 'bios', False, queued=True)
+            self.assertEqual(('queued', None),
+                             (found['state'],
+                              found['service_disabled_reason']))
+
+    def test_an_unknown_host_is_not_queued(self):
+        self.store.maintenance_hosts.return_value = rows(h0='draining')
+        self.compute.service.side_effect = maintenance.UnknownHostError('x')
+        self.assertRaises(maintenance.UnknownHostError, maintenance.enter,
+                          self.store, 'nope', None, True)
+        self.store.enter_maintenance.assert_not_called()
+
+    def test_a_queued_host_keeps_its_place_a_draining_one_its_drain(self):
+        self.store.maintenance_hosts.return_value = rows(q='queued')
+        maintenance.enter(self.store, 'q', 'disks', True)
+        self.store.enter_maintenance.assert_called_once_with(
+            'q', 'disks', False, queued=True)
+        self.compute.disable.assert_not_called()
+        # A host draining entered again: as without the flag.
+        self.store.enter_maintenance.reset_mock()
+        self.store.maintenance_hosts.return_value = rows(d='draining',
+                                                        q='queued')
+        maintenance.enter(self.store, 'd', 'disks', True)
+        self.compute.disable.assert_called_once_with(
+            'd', maintenance.PURPOSE, 'disks')
+        self.store.enter_maintenance.assert_called_once_with('d', 'disks',
+                                                             True)
+
+    def test_without_the_flag_a_queued_host_drains_now(self):
+        self.store.maintenance_hosts.return_value = rows(h0='draining',
+                                                        q='queued')
+        maintenance.enter(self.store, 'q', None)
+        self.compute.disable.assert_called_once_with(
+            'q', maintenance.PURPOSE, None)
+        self.store.enter_maintenance.assert_called_once_with('q', None,
+                                                             True)
+        self.store.maintenance_hosts.assert_not_called()
+
+    def exit(self, left, state='drained'):
+        """Exit h1 (in ``state``), ``left``: the rows after it."""
+        self.store.maintenance.side_effect = lambda host=None: (
+            [{'disabled_by_drs': True}] if host == 'h1' else [])
+        self.store.exit_maintenance.return_value = {'host': 'h1',
+                                                    'state': state}
+        self.store.maintenance_hosts.return_value = left
+        self.store.first_queued.return_value = {'host': 'q1',
+                                                'reason': 'bios'}
+        self.store.start_queued.return_value = {'host': 'q1'}
+        self.compute.enable.return_value = (mock.Mock(disabled=False), True)
+        return maintenance.exit(self.store, 'h1')
+
+    def test_exit_of_the_last_host_draining_starts_the_first_queued(self):
+        found = self.exit(rows(q1='queued', q2='queued'))
+        self.compute.enable.assert_called_once_with(
+            'h1', maintenance.PURPOSE, True)
+        # Disabled as enter would, with its stored reason, then started.
+        self.compute.disable.assert_called_once_with(
+            'q1', maintenance.PURPOSE, 'bios')
+        self.store.start_queued.assert_called_once_with('q1', True)
+        self.assertEqual({'host': 'q1', 'started': True,
+                          'service_disabled_reason':
+                              'nova-drs: maintenance: x', 'error': None},
+                         found['next'])
+        self.assertEqual((True, False), (found['enabled'],
+                                         found['service_disabled']))
+        self.assertIn('q1, first in the queue, starts draining',
+                      self.log.output)
+
+    def test_an_operators_disable_is_not_for_exit_to_enable(self):
+        self.compute.disable.return_value = (self.service, False)
+        self.exit(rows(q1='queued'))
+        self.store.start_queued.assert_called_once_with('q1', False)
+
+    def test_no_start_while_another_host_drains_or_for_a_queued_exit(self):
+        for left, state in ((rows(h2='blocked', q1='queued'), 'drained'),
+                            (rows(q1='queued'), 'queued')):
+            found = self.exit(left, state)
+            self.assertIsNone(found['next'])
+            self.compute.disable.assert_not_called()
+            self.store.start_queued.assert_not_called()
+
+    def test_an_empty_queue_starts_nothing(self):
+        self.store.first_queued.return_value = None
+        self.store.maintenance.return_value = [{'disabled_by_drs': False}]
+        self.store.exit_maintenance.return_value = {'host': 'h1',
+                                                    'state': 'draining'}
+        self.compute.enable.return_value = (None, False)
+        self.assertIsNone(maintenance.exit(self.store, 'h1')['next'])
+        self.compute.disable.assert_not_called()
+
+    def test_nova_refusing_leaves_the_exit_and_the_queue(self):
+        from nova import exception
+        for error in (exception.ServiceNotFound(service_id='q1'),
+                      maintenance.UnknownHostError('no host q1')):
+            self.compute.disable.side_effect = error
+            found = self.exit(rows(q1='queued'))
+            self.assertEqual(
+                {'host': 'q1', 'started': False,
+                 'service_disabled_reason': None, 'error': str(error)},
+                found['next'])
+            self.store.exit_maintenance.assert_called_with('h1')
+            self.store.start_queued.assert_not_called()
+            self.assertIn('cannot start the drain of q1, first in the '
+                          'queue', self.log.output)
+
+    def test_a_host_gone_from_the_queue_meanwhile(self):
+        # Its exit came first: the service is enabled again.
+        self.exit(rows(q1='queued'))
+        self.compute.enable.reset_mock()
+        self.store.start_queued.return_value = None
+        self.assertIsNone(maintenance.exit(self.store, 'h1')['next'])
+        self.assertEqual(
+            [mock.call('h1', maintenance.PURPOSE, True),
+             mock.call('q1', maintenance.PURPOSE, True)],
+            self.compute.enable.call_args_list)
+
+    def test_a_host_started_meanwhile_by_its_own_enter(self):
+        found = []
+
+        def enter_came_first(host=None):
+            found.append(host)
+            return [{'disabled_by_drs': True}]
+        self.exit(rows(q1='queued'))
+        self.compute.enable.reset_mock()
+        self.store.start_queued.return_value = None
+        self.store.maintenance.side_effect = enter_came_first
+        self.assertIsNone(maintenance.exit(self.store, 'h1')['next'])
+        # h1's own enable only: q1's drain is the enter's.
+        self.compute.enable.assert_called_once_with(
+            'h1', maintenance.PURPOSE, True)
+        self.assertEqual(['h1', 'q1'], found)
+
+    def test_a_queued_host_is_never_drained_nor_reported(self):
+        store, telemetry = mock.Mock(), mock.Mock()
+        maintenance.report_drains(
+            store, telemetry, {'id': 'r1'},
+            mock.Mock(drains=[model.Drain('q1', 2), model.Drain('m1', 1)]),
+            live.Cloud(hosts={}, instances={}, migrations=[]),
+            rows(q1='queued', m1='draining'))
+        self.assertEqual(['m1'], [call.args[0] for call in
+                                  store.report_maintenance.call_args_list])

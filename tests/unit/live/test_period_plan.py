@@ -72,12 +72,21 @@ class PlanTest(test_rebalancer.PeriodTestCase):
         self.assertEqual((model.DRAIN,),
                          self.patched['plan'].call_args.args[2])
 
+    def test_the_queued_hosts_go_to_the_snapshot(self):
+        period_plan.plan(self.period.reader, mock.sentinel.context,
+                         mock.sentinel.config, {}, mock.sentinel.windows,
+                         True, {'m1'}, {}, queued=frozenset({'q1'}))
+        self.assertEqual(
+            ({'m1'}, frozenset({'q1'})),
+            (self.period.reader.read.call_args.kwargs['draining'],
+             self.period.reader.read.call_args.kwargs['queued']))
+
     def test_acting_starts_approved_recommendations(self):
         rec, result = self.plan(acting=True)
         self.period.reader.read.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
             mock.sentinel.windows, all_instances=False, draining=set(),
-            power_rows={})
+            power_rows={}, queued=frozenset())
         self.patched['revalidate'].assert_called_once_with(
             self.store, self.snapshot)
         self.assertEqual(
@@ -109,7 +118,7 @@ class PlanTest(test_rebalancer.PeriodTestCase):
         self.period.reader.read.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
             mock.sentinel.windows, all_instances=True, draining=set(),
-            power_rows={})
+            power_rows={}, queued=frozenset())
         for name in ('revalidate', 'approved', 'reserve'):
             self.patched[name].assert_not_called()
         self.store.transition.assert_not_called()

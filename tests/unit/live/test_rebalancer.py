@@ -84,10 +84,12 @@ class RunTest(PeriodTestCase):
         self.config(automation='off', group='drs')
         # As read from nova.conf: equal to the literal, not identical.
         for in_maintenance, power, level, skipped in (
-                ([], {}, ''.join(['of', 'f']), 'automation is off'),
-                (['m1'], {}, 'off', None),
-                ([], {'s1': {'state': model.STANDBY}}, 'off', None),
-                ([], {}, 'manual', None)):
+                ({}, {}, ''.join(['of', 'f']), 'automation is off'),
+                ({'m1': {'state': 'draining'}}, {}, 'off', None),
+                ({}, {'s1': {'state': model.STANDBY}}, 'off', None),
+                ({}, {}, 'manual', None),
+                # A queue alone drains nothing: exit starts its first.
+                ({'q1': QUEUED}, {}, 'off', 'automation is off')):
             self.config(power_management=level, group='drs')
             self.store.maintenance_hosts.return_value = in_maintenance
             self.store.power_hosts.return_value = power
@@ -183,6 +185,9 @@ class RunTest(PeriodTestCase):
 
 #: A period's snapshot where power management has nothing to do.
 EMPTY = model.Snapshot({}, (), model.PlannerConfig())
+#: A host in maintenance as ``Store.maintenance_hosts`` gives it.
+DRAINING = {'state': 'draining', 'queue_position': None}
+QUEUED = {'state': 'queued', 'queue_position': 1}
 
 
 def move(instance, source='h1', destination='h3'):
@@ -218,7 +223,7 @@ class LeadTest(PeriodTestCase):
             name: Instance(f'cell-{name}') for name in ('i0', 'i1', 'i2')})
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows):
+                 power_rows, queued=frozenset()):
             self.assertTrue(acting)
             rec['moves'] = [dict(m, outcome={'status': 'planned'}) for m in (
                 {'instance': p.instance, 'source': p.source,
@@ -306,6 +311,24 @@ class LeadTest(PeriodTestCase):
         self.assertEqual([mock.call(30)] * 2,
                          self.period.outcomes.executor.poll.call_args_list)
 
+    def test_a_queued_host_is_marked_neither_drained_nor_reported(self):
+        self.store.maintenance_hosts.return_value = {'m1': DRAINING,
+                                                     'q1': QUEUED}
+        planned = mock.Mock(side_effect=period_plan.plan)
+        self.useFixture(fixtures.MockPatchObject(period_plan, 'plan',
+                                                 planned))
+        report = self.useFixture(fixtures.MockPatchObject(
+            maintenance, 'report_drains')).mock
+        self.period.power = mock.Mock()
+        self.lead()
+        self.assertEqual(({'m1'}, frozenset({'q1'})), (
+            planned.call_args.kwargs['draining'],
+            planned.call_args.kwargs['queued']))
+        # Power management drains only the hosts in maintenance.
+        self.assertEqual({'m1': DRAINING},
+                         self.period.power.run.call_args.args[3])
+        self.assertEqual({'m1': DRAINING}, report.call_args.args[5])
+
     def test_unfinished_moves_adopted_once_on_leading(self):
         self.lead()
         self.lead()
@@ -320,10 +343,13 @@ class DryRunTest(PeriodTestCase):
             'i1': mock.Mock(host='h1', display_name='web'),
             'i2': mock.Mock(host='h2', display_name=None)})
         planned = [move('i1')]
+        self.store.maintenance_hosts.return_value = {'m1': DRAINING,
+                                                     'q1': QUEUED}
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows):
+                 power_rows, queued=frozenset()):
             self.assertFalse(acting)
+            self.assertEqual(({'m1'}, frozenset({'q1'})), (draining, queued))
             rec['moves'] = [{'instance': 'i1',
                              'outcome': {'status': 'planned'}}]
             return period_plan.Period(mock.Mock(moves=planned), cloud, {},
@@ -347,14 +373,15 @@ class FlowTest(PeriodTestCase):
         self.period.outcomes.following = True
         self.period.outcomes.executor.poll.return_value = [
             ('r0', 'i0', {'status': 'completed'})]
-        self.store.maintenance_hosts.return_value = {'h1': {}}
+        self.store.maintenance_hosts.return_value = {'h1': DRAINING}
         self.cloud = mock.Mock(instances={'i1': mock.Mock(cell='c1')})
         self.planned = [move('i1')]
         self.seen = []
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows, goals):
+                 power_rows, goals, queued=frozenset()):
             self.seen.append((acting, draining, goals))
+            self.queued = queued
             rec['moves'] = [{'instance': m.instance, 'source': m.source,
                              'destination': m.destination,
                              'outcome': {'status': 'planned'}}
@@ -402,13 +429,23 @@ class FlowTest(PeriodTestCase):
         # Only maintenance is reported there; standby follows its own.
         self.report.assert_not_called()
 
+    def test_a_queue_alone_is_no_drain(self):
+        self.store.maintenance_hosts.return_value = {'q1': QUEUED}
+        self.assertIsNone(self.period.flow(None))
+        self.assertEqual([], self.seen)
+        self.store.maintenance_hosts.return_value = {'h1': DRAINING,
+                                                     'q1': QUEUED}
+        self.period.flow(None)
+        self.assertEqual([(True, {'h1'}, (model.DRAIN,))], self.seen)
+        self.assertEqual(frozenset({'q1'}), self.queued)
+
     def test_drains_in_maintenance_are_reported(self):
         self.report = self.useFixture(fixtures.MockPatchObject(
             maintenance, 'report_drains')).mock
         rec = self.period.flow(None)
         self.report.assert_called_once_with(
             self.store, self.period.telemetry, rec, mock.ANY, self.cloud,
-            {'h1': {}})
+            {'h1': DRAINING})
         self.assertEqual('started', rec['moves'][0]['outcome']['status'])
 
     def test_nothing_without_an_ended_move_a_drain_or_the_lead(self):
@@ -418,7 +455,7 @@ class FlowTest(PeriodTestCase):
             ('r0', 'i0', {'status': 'completed'})]
         self.store.maintenance_hosts.return_value = {}
         self.assertIsNone(self.period.flow(None))
-        self.store.maintenance_hosts.return_value = {'h1': {}}
+        self.store.maintenance_hosts.return_value = {'h1': DRAINING}
         self.period.leader.check.return_value = (False, 'sched-2 leads')
         self.assertIsNone(self.period.flow(None))
         self.assertFalse(self.period.outcomes.following)

@@ -189,7 +189,7 @@ class LeadChecksReliefTest(test_rebalancer.PeriodTestCase):
         verdicts = [verdict('h1', 74.0)]
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows):
+                 power_rows, queued=frozenset()):
             # Samples are read after the period started.
             clock.advance_time_delta(datetime.timedelta(seconds=5))
             rec['hosts'] = verdicts

@@ -100,7 +100,7 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
             self.cloud, settings, self.windows.update.return_value,
             {'i1': 1.5}, self.planner_config, 100, 400, 200, set(),
             self.period.reader.trends, self.period.store.outcomes.return_value,
-            {'i1': 0.25})
+            {'i1': 0.25}, frozenset())
         # The moves Nova refused at start within the quarantine time.
         self.period.store.outcomes.assert_called_once_with(
             executor.REFUSED, self.NOW - datetime.timedelta(seconds=400))
@@ -114,7 +114,7 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
         names = {id(status): name for name, status
                  in self.windows.update.return_value.items()}
         return self.useFixture(fixtures.MockPatchObject(
-            live, 'host_snapshot', side_effect=lambda rows, status, *_:
+            live, 'host_snapshot', side_effect=lambda rows, status, *_, **kw:
             model.HostSnapshot(names[id(status)], 10, 1024, 50.0,
                                None))).mock
 
@@ -129,6 +129,26 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
                 'h3': {'state': model.STANDBY}})
         self.assertEqual({'h1', 'h2'}, self.build.call_args.args[8])
         self.windows.restart.assert_called_once_with({'h1', 'h2'})
+
+    def test_queued_hosts_marked_not_drained(self):
+        # Leveling on: the hosts it judges are queued as the period's.
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0.5)
+        host_snapshot = self.host_snapshots()
+        self.useFixture(fixtures.MockPatchObject(
+            level, 'leveling_sources', return_value=set()))
+        self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False,
+            draining={'h1'}, queued=frozenset({'h2'}))
+        self.assertEqual((frozenset({'h2'}), {'h1'}),
+                         (self.build.call_args.args[12],
+                          self.build.call_args.args[8]))
+        names = {id(rows): name for name, rows in self.rows.items()}
+        self.assertEqual(
+            {'h1': False, 'h2': True, 'h3': False},
+            {names[id(call.args[0])]: call.kwargs['queued']
+             for call in host_snapshot.call_args_list})
+        self.windows.restart.assert_called_once_with({'h1'})
 
     def test_leveling_sources_judged_with_the_power_states(self):
         # A pool with a host in standby levels (doc/power.md): leveling
@@ -278,7 +298,11 @@ class MaintenanceSnapshotTest(test_rebalancer.PeriodTestCase):
         reader = self.period.reader
         # 'twice': in maintenance and asked for; the power rows go as
         # stored (``read`` drains those entering standby too).
-        reader.store.maintenance_hosts.return_value = ['m1', 'twice']
+        # 'q1' waits in the queue: in service, not drained; 'q2' too, but
+        # asked for: drained.
+        reader.store.maintenance_hosts.return_value = {
+            'm1': {'state': 'draining'}, 'twice': {'state': 'blocked'},
+            'q1': {'state': 'queued'}, 'q2': {'state': 'queued'}}
         reader.store.power_hosts.return_value = {
             'e1': {'state': model.ENTERING}, 'm1': {
                 'state': model.ENTERING}, 's1': {'state': model.STANDBY}}
@@ -289,7 +313,7 @@ class MaintenanceSnapshotTest(test_rebalancer.PeriodTestCase):
         reader.windows = mock.Mock(return_value=mock.sentinel.windows)
         reader.candidates = mock.Mock(return_value=mock.sentinel.cands)
         found, cands = reader.maintenance_snapshot(
-            mock.sentinel.context, ['asked', 'twice'])
+            mock.sentinel.context, ['asked', 'twice', 'q2'])
         self.assertIs(mock.sentinel.cands, cands)
         reader.candidates.assert_called_once_with(mock.sentinel.context,
                                                   mock.sentinel.cloud)
@@ -299,6 +323,7 @@ class MaintenanceSnapshotTest(test_rebalancer.PeriodTestCase):
                          (call.args[0], call.args[2]))
         self.assertEqual(
             {'all_instances': False,
-             'draining': {'m1', 'twice', 'asked'},
-             'power_rows': reader.store.power_hosts.return_value},
+             'draining': {'m1', 'twice', 'asked', 'q2'},
+             'power_rows': reader.store.power_hosts.return_value,
+             'queued': frozenset({'q1'})},
             call.kwargs)

@@ -171,6 +171,21 @@ class MaintenanceSeriesTest(testtools.TestCase):
             self.assertEqual(0.0, self.value(
                 'nova_drs_maintenance_moves', host=host, status='completed'))
 
+    def test_queued_hosts_counted_apart_without_drain_series(self):
+        self.telemetry.maintenance([
+            drain_row('m1', 'draining', 3),
+            drain_row('q1', 'queued', progress=False),
+            drain_row('q2', 'queued', progress=False)])
+        self.assertEqual((1.0, 2.0), (self.hosts('draining'),
+                                      self.hosts('queued')))
+        for host in ('q1', 'q2'):
+            self.assertIsNone(self.value(
+                'nova_drs_maintenance_instances_left', host=host))
+            self.assertIsNone(self.value(
+                'nova_drs_maintenance_moves', host=host, status='completed'))
+        self.telemetry.maintenance([])
+        self.assertEqual(0.0, self.hosts('queued'))
+
     def test_each_report_replaces_the_last(self):
         self.telemetry.maintenance([drain_row('m1', 'draining', 3,
                                               completed=1),
