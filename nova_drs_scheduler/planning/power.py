@@ -319,9 +319,11 @@ def needs_instances(snapshot: model.Snapshot, counters: Mapping,
 
 
 def _standby_candidate(host: model.HostSnapshot) -> bool:
+    # A host waiting in the maintenance queue drains for its maintenance
+    # when its turn comes: the operator has it, not power management.
     return (host.power == model.ON
             and host.power_level in model.LEVELS[1:]
-            and not host.draining and host.schedulable
+            and not host.draining and not host.queued and host.schedulable
             and host.cpu_percent is not None)
 
 

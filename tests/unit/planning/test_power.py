@@ -721,6 +721,25 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual([], [a.host for a in result.actions
                               if a.host != 'a'])
 
+    def test_a_queued_host_is_not_put_in_standby(self):
+        # q would be the cheapest to empty; it waits for its maintenance.
+        hosts = [host('a', 10.0), host('b', 10.0), host('q', 10.0,
+                                                      queued=True)]
+        instances = [h.instance('a1', 'a', 0.5, memory_mb=4096),
+                     h.instance('b1', 'b', 0.5, memory_mb=2048),
+                     h.instance('q1', 'q', 0.5, memory_mb=1024)]
+        config = dataclasses.replace(CONFIG, min_hosts=1)
+        result = plan(snap(hosts, instances), steady({None: 1.5}),
+                      config=config)
+        # One host is kept (no reserve): the two out of the queue go.
+        self.assertEqual(['b', 'a'], [a.host for a in result.actions
+                                      if a.kind == power.STANDBY])
+        free = plan(snap([dataclasses.replace(x, queued=False)
+                          for x in hosts], instances),
+                    steady({None: 1.5}), config=config)
+        self.assertEqual(['q'], [a.host for a in free.actions
+                                 if a.kind == power.STANDBY][:1])
+
     def test_no_metrics_no_standby(self):
         result = plan(snap([host('a', None), host('b', None)]), {})
         self.assertEqual((), result.actions)
