@@ -52,9 +52,29 @@ class DailyShapeTest(testtools.TestCase):
         for seconds in (0, -900, 7 * 3600):
             self.assertRaises(ValueError, daily_shape.DailyShape,
                               bin_seconds=seconds)
-        self.assertRaises(ValueError, daily_shape.DailyShape,
-                          bins=(None,) * 95)
+        for count in (95, 97):
+            self.assertRaises(ValueError, daily_shape.DailyShape,
+                              bins=(None,) * count)
         self.assertEqual(24, daily_shape.DailyShape(bin_seconds=3600).per_day)
+        # Any width that divides the day, down to a second.
+        self.assertEqual(DAY, daily_shape.DailyShape(bin_seconds=1).per_day)
+
+    def test_finer_bins_learn_alike(self):
+        # Five-minute bins: 288 of them in a day.
+        shape = feed([(MONDAY, 4.0), (MONDAY + 100, 8.0),
+                      (MONDAY + 300, 1.0)],
+                     daily_shape.DailyShape(bin_seconds=300))
+        self.assertEqual(288, len(shape.bins))
+        self.assertEqual(daily_shape.Bin(6.0, 1, 20425), shape.bins[0])
+        self.assertEqual((20425, 1, 1.0, 1), shape.filling)
+
+    def test_a_shape_is_immutable(self):
+        # A leader compares the shape it had with the one it has now.
+        shape = feed(days(1, morning) + [(MONDAY + DAY, 10.0)])
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, shape,
+                          'time', None)
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr,
+                          shape.bins[0], 'demand', 0.0)
 
     def test_empty_knows_nothing(self):
         shape = daily_shape.DailyShape()
@@ -108,6 +128,23 @@ class DailyShapeTest(testtools.TestCase):
         shape = feed([(MONDAY + 600, 50.0), (MONDAY + BIN, 50.0)], shape)
         self.assertIs(learnt, shape.bins[0])
 
+    def test_every_day_learnt_counts(self):
+        shape = feed(days(3, lambda s: 10.0) + [(MONDAY + 3 * DAY, 0.0)])
+        self.assertEqual(3, daily_shape.whole_days(shape))
+        self.assertEqual(3, shape.bins[50].days)
+        self.assertEqual(20425 + 2, shape.bins[50].day)
+
+    def test_a_day_before_the_one_a_bin_holds_changes_nothing(self):
+        # Bins restored as learnt up to Tuesday, from a leader whose
+        # samples are still Monday's (a clock behind the one that wrote
+        # them): Monday is not a newer day.
+        learnt = daily_shape.Bin(10.0, 2, 20426, 1.7)
+        shape = daily_shape.DailyShape(bins=(learnt,) * 96)
+        shape = feed([(MONDAY + 600, 50.0), (MONDAY + BIN, 50.0)], shape)
+        self.assertIs(learnt, shape.bins[0])
+        self.assertEqual({}, daily_shape.changed(
+            daily_shape.DailyShape(bins=(learnt,) * 96), shape))
+
     def test_bins_wrap_at_midnight(self):
         shape = feed(days(1, lambda s: 30.0 if s < 3600 else 10.0)
                      + [(MONDAY + DAY, 0.0)])
@@ -117,6 +154,23 @@ class DailyShapeTest(testtools.TestCase):
         self.assertAlmostEqual(20.0, daily_shape.rise(shape, t, 1200))
         # Between 23:52:30 and 00:07:30, halfway at midnight.
         self.assertAlmostEqual(20.0, daily_shape._at(shape, MONDAY))
+
+    def test_just_before_a_centre_the_bin_before_is_read(self):
+        bins = [daily_shape.Bin(10.0, 1, 0)] * 96
+        bins[95] = None
+        shape = daily_shape.DailyShape(bins=tuple(bins))
+        # Bin 95 (23:45 to midnight) never learnt: up to 00:07:30, bin 0's
+        # centre, the shape is read between bins 95 and 0, however little
+        # before it; from there on, between bins 0 and 1.  On the epoch's
+        # first day, a Monday, and the day 32-bit time runs out (2038-01-19).
+        for midnight in (0, MONDAY, 24855 * DAY):
+            centre = midnight + BIN / 2
+            self.assertIsNone(daily_shape._at(
+                shape, math.nextafter(centre, 0)))
+            self.assertIsNone(daily_shape.rise(
+                shape, math.nextafter(centre, 0), 600))
+            self.assertEqual(10.0, daily_shape._at(shape, centre))
+            self.assertEqual(0.0, daily_shape.rise(shape, centre, 600))
 
     def test_a_ramp_is_seen_coming_a_day_later(self):
         shape = feed(days(1, morning) + [(MONDAY + DAY, 10.0)])
@@ -136,6 +190,36 @@ class DailyShapeTest(testtools.TestCase):
         # From 00:07:30 (bin 0's centre) 45 minutes ahead: bin 2 peaks at
         # 00:37:30, the end (00:52:30, bin 3's centre) is back at 10.
         self.assertAlmostEqual(40.0, daily_shape.rise(shape, 450, 2700))
+
+    def test_a_climb_already_past_is_not_read(self):
+        bins = [daily_shape.Bin(10.0, 1, 20425)] * 96
+        bins[40] = daily_shape.Bin(50.0, 1, 20425)
+        shape = daily_shape.DailyShape(bins=tuple(bins))
+        # Tuesday 10:12:30, five minutes past bin 40's peak (at 10:07:30):
+        # the shape falls from 36.7 to 10 at 10:22:30, and neither the
+        # peak behind nor the bins before it count.
+        t = MONDAY + DAY + 40 * BIN + 750
+        self.assertAlmostEqual(50.0 - 40.0 / 3, daily_shape._at(shape, t))
+        self.assertEqual(0.0, daily_shape.rise(shape, t, 600))
+        self.assertEqual(0.0, daily_shape.rise(shape, t, 3 * 3600))
+
+    def test_a_peak_at_the_next_bin_centre_counts(self):
+        bins = [daily_shape.Bin(10.0, 1, 20425)] * 96
+        bins[41] = daily_shape.Bin(50.0, 1, 20425)
+        shape = daily_shape.DailyShape(bins=tuple(bins))
+        # Tuesday 10:12:30: a third of the way from bin 40's centre (10)
+        # to bin 41's (50, at 10:22:30); 20 minutes ahead the shape is
+        # back at 23.3, but it peaked at 50 on the way.
+        t = MONDAY + DAY + 40 * BIN + 750
+        self.assertAlmostEqual(10.0 + 40.0 / 3, daily_shape._at(shape, t))
+        self.assertAlmostEqual(40.0 - 40.0 / 3,
+                               daily_shape.rise(shape, t, 1200))
+        # Three hours ahead the peak still counts, once.
+        self.assertAlmostEqual(40.0 - 40.0 / 3,
+                               daily_shape.rise(shape, t, 3 * 3600))
+        # A few minutes ahead, short of it: the climb so far.
+        self.assertAlmostEqual(40.0 / 3 * 0.5,
+                               daily_shape.rise(shape, t, 150))
 
     def test_a_bin_never_learnt_on_the_way_gives_nothing(self):
         bins = [daily_shape.Bin(10.0, 1, 0)] * 96
@@ -183,6 +267,24 @@ class RestoreTest(testtools.TestCase):
         self.assertIn('bin 4: weight 0.5 is not a number at least 1',
                       rejected)
         self.assertIn('bin 4: 0 days up to day 20425: no day learnt',
+                      rejected)
+
+
+    def test_the_edges_of_a_usable_row(self):
+        # One day learnt, and a day as early as the epoch's, are days.
+        good = [self.row(bin=1, days=1), self.row(bin=2, day=0)]
+        bad = [self.row(day=-1), self.row(bin=97), self.row(bin=500),
+               self.row(seconds=1800), self.row(seconds=None)]
+        shape, rejected = daily_shape.restore(good + bad)
+        self.assertEqual(len(bad), len(rejected))
+        self.assertEqual(daily_shape.Bin(12.5, 1, 20425, 2.2), shape.bins[1])
+        self.assertEqual(daily_shape.Bin(12.5, 3, 0, 2.2), shape.bins[2])
+        self.assertEqual(94, shape.bins.count(None))
+        self.assertIn('bin 4: 3 days up to day -1: no day learnt', rejected)
+        self.assertIn('bin 97: not a bin of the day (0 to 95)', rejected)
+        self.assertIn('bin 4: bins of 1800 s, this code learns 900 s',
+                      rejected)
+        self.assertIn('bin 4: bins of None s, this code learns 900 s',
                       rejected)
 
 
