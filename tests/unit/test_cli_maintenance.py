@@ -303,6 +303,28 @@ class WaitSeveralTest(CLITestCase):
         self.assertIn('(? instance(s) left)', str(self.assertRaises(
             errors.CLIError, self.wait, store, timeout=1.0)))
 
+    def test_a_timeout_leaves_out_the_hosts_drained(self):
+        store = HostsStore(m1=[row('m1', state='drained', instances=0,
+                                   completed=3)],
+                           m2=[row('m2', instances=3)])
+        error = self.assertRaises(errors.CLIError, self.wait, store,
+                                  timeout=12.0)
+        self.assertEqual((errors.TIMED_OUT, 'm2 not drained within 12 s '
+                          '(3 instance(s) left); the drain goes on'),
+                         (error.code, str(error)))
+
+    def test_a_timeout_names_a_blocked_host_as_not_drained(self):
+        # m1 blocked, m2 still draining at the deadline: neither drained.
+        store = HostsStore(m1=[row('m1', state='blocked', instances=1,
+                                   blockers=[blocker(UUID_A, 'web',
+                                                     'opted out')])],
+                           m2=[row('m2', instances=3)])
+        error = self.assertRaises(errors.CLIError, self.wait, store,
+                                  timeout=12.0)
+        self.assertEqual((errors.TIMED_OUT, 'm1, m2 not drained within 12 s '
+                          '(4 instance(s) left); the drain goes on'),
+                         (error.code, str(error)))
+
 
 class SummaryTest(CLITestCase):
 
@@ -574,6 +596,27 @@ class EnterExitTest(RequestsTestCase):
                           mock.call(self.store, 'm2', 'bios')],
                          self.requests.enter.call_args_list)
 
+    def test_enter_more_hosts_than_small_ints(self):
+        # 257 hosts: counts past the integers CPython caches, compared by
+        # value all the same.
+        hosts = [f'm{n:03}' for n in range(257)]
+        self.assertEqual(errors.OK, self.enter(hosts=hosts, wait=False,
+                                               timeout=1.0))
+        self.assertEqual('The leading scheduler drains them from its next '
+                         'period: nova-drs maintenance status',
+                         self.lines()[-1])
+
+    def test_enter_and_wait_for_more_hosts_than_small_ints(self):
+        hosts = [f'm{n:03}' for n in range(257)]
+        self.store.answers = [[row(host, state='drained', instances=0)
+                               for host in hosts]]
+        self.assertEqual(errors.OK, self.enter(hosts=hosts, wait=True,
+                                               timeout=1.0))
+        self.assertEqual(hosts, self.store.asked)
+        # Every host started: no "Waiting for ... only" line.
+        self.assertEqual([f'{host}: drained' for host in hosts],
+                         [line.split(',')[0] for line in self.lines()])
+
     def test_enter_several_in_json_is_a_list(self):
         self.assertEqual(errors.OK, self.enter(hosts=('m1', 'm2'),
                                                wait=False, timeout=1.0,
@@ -646,11 +689,13 @@ class QueueTest(RequestsTestCase):
     def queue(self, hosts=('m1', 'm2', 'm3'), **options):
         """m1 starts, the others queue behind it."""
         def entered(store, host, reason, one_at_a_time=False):
+            # States as read from the database: equal to the constants,
+            # not them.
             if host == 'm1':
-                return {'host': host, 'state': 'draining',
+                return {'host': host, 'state': ''.join(list('draining')),
                         'queue_position': None,
                         'service_disabled_reason': 'nova-drs: maintenance'}
-            return {'host': host, 'state': 'queued',
+            return {'host': host, 'state': ''.join(list('queued')),
                     'queue_position': hosts.index(host),
                     'service_disabled_reason': None}
         options = {'wait': False, 'timeout': 1.0, **options}
@@ -698,6 +743,8 @@ class QueueTest(RequestsTestCase):
             'Waiting for m1 only; the queued hosts start one after the '
             'other as each exits.', self.lines()[0])
         self.assertTrue(self.lines()[1].startswith('m1: drained'))
+        # Flushed as printed, before the first read of the drain.
+        self.assertIn(self.lines()[0] + '\n', self.stdout.flushed)
         # Nothing started: nothing to wait for.
         self.stdout.seek(0)
         self.stdout.truncate()
