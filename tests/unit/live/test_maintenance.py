@@ -6,10 +6,12 @@ from unittest import mock
 import fixtures
 import testtools
 
+from nova_drs_scheduler.db import migration
 from nova_drs_scheduler.planning import drain
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import maintenance
+from tests.unit.db import test_store
 
 
 class ReportDrainsTest(testtools.TestCase):
@@ -137,9 +139,16 @@ class EnterExitTest(testtools.TestCase):
                                           found['service_disabled']))
 
 
+def stored(state):
+    """``state`` as the database gives it: equal to the constant, not the
+    same object."""
+    return ''.join(list(state))
+
+
 def rows(**states):
-    """``Store.maintenance_hosts`` with these hosts' states."""
-    return {host: {'state': state, 'queue_position': None}
+    """``Store.maintenance_hosts`` with these hosts' states, as the
+    database gives them."""
+    return {host: {'state': stored(state), 'queue_position': None}
             for host, state in states.items()}
 
 
@@ -163,6 +172,7 @@ class QueueTest(testtools.TestCase):
 
     def test_draining_and_queued_rows(self):
         found = rows(d='draining', e='drained', b='blocked', q='queued')
+        self.assertIsNot(maintenance.QUEUED, found['q']['state'])
         self.assertEqual({'d', 'e', 'b'}, set(maintenance.draining(found)))
         self.assertEqual(frozenset({'q'}), maintenance.queued(found))
         self.assertEqual(found['d'], maintenance.draining(found)['d'])
@@ -231,7 +241,7 @@ class QueueTest(testtools.TestCase):
         self.store.maintenance.side_effect = lambda host=None: (
             [{'disabled_by_drs': True}] if host == 'h1' else [])
         self.store.exit_maintenance.return_value = {'host': 'h1',
-                                                    'state': state}
+                                                    'state': stored(state)}
         self.store.maintenance_hosts.return_value = left
         self.store.first_queued.return_value = {'host': 'q1',
                                                 'reason': 'bios'}
@@ -329,3 +339,68 @@ class QueueTest(testtools.TestCase):
             rows(q1='queued', m1='draining'))
         self.assertEqual(['m1'], [call.args[0] for call in
                                   store.report_maintenance.call_args_list])
+
+
+class QueueInTheDatabaseTest(testtools.TestCase):
+    """The queue through a DRS database on SQLite, whose states read back
+    equal to the constants but never the same objects, with Nova's
+    compute service mocked."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        self.store = test_store.sqlite_store(self)
+        migration.sync(self.store.engine)
+        self.compute = self.useFixture(fixtures.MockPatchObject(
+            maintenance, 'compute_service')).mock
+        self.compute.disable.side_effect = lambda host, purpose, reason: (
+            mock.Mock(disabled=True, disabled_reason=f'drs {host}'), True)
+        self.compute.enable.return_value = (mock.Mock(disabled=False), True)
+
+    def states(self):
+        return {host: (row['state'], row['queue_position'])
+                for host, row in self.store.maintenance_hosts().items()}
+
+    def test_one_at_a_time_drains_one_host_and_queues_the_others(self):
+        for host in ('h1', 'h2', 'h3'):
+            maintenance.enter(self.store, host, 'bios', True)
+        self.assertEqual(['h1'], [call.args[0] for call in
+                                  self.compute.disable.call_args_list])
+        self.assertEqual({'h1': ('draining', None), 'h2': ('queued', 1),
+                          'h3': ('queued', 2)}, self.states())
+        found = self.store.maintenance_hosts()
+        self.assertIsNot(maintenance.QUEUED, found['h2']['state'])
+        self.assertEqual(['h1'], list(maintenance.draining(found)))
+        self.assertEqual(frozenset({'h2', 'h3'}), maintenance.queued(found))
+        # Entered again with the flag, a queued host keeps its place and
+        # its service.
+        maintenance.enter(self.store, 'h2', 'disks', True)
+        self.assertEqual(1, self.compute.disable.call_count)
+        self.assertEqual(('queued', 1), self.states()['h2'])
+        # The exit of the host draining starts the first queued.
+        self.assertEqual('h2', maintenance.exit(self.store, 'h1')['next'][
+            'host'])
+        self.assertEqual({'h2': ('draining', None), 'h3': ('queued', 1)},
+                         self.states())
+
+    def test_a_queue_that_could_not_start_is_not_drained(self):
+        maintenance.enter(self.store, 'h1', None, True)
+        maintenance.enter(self.store, 'h2', None, True)
+        maintenance.enter(self.store, 'h3', None, True)
+        self.compute.disable.side_effect = maintenance.UnknownHostError('x')
+        self.assertFalse(maintenance.exit(self.store, 'h1')['next'][
+            'started'])
+        self.assertEqual({'h2': ('queued', 1), 'h3': ('queued', 2)},
+                         self.states())
+        # The exit of a queued host starts nothing: only the exit of the
+        # last host draining does.
+        self.compute.disable.reset_mock()
+        self.assertIsNone(maintenance.exit(self.store, 'h3')['next'])
+        self.compute.disable.assert_not_called()
+        # No host drains: one entered with the flag drains now.
+        self.compute.disable.side_effect = lambda host, purpose, reason: (
+            mock.Mock(disabled=True, disabled_reason='drs'), True)
+        self.assertEqual('draining', maintenance.enter(
+            self.store, 'h4', None, True)['state'])
+        self.assertEqual({'h2': ('queued', 1), 'h4': ('draining', None)},
+                         self.states())
