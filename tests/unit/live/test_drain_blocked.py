@@ -140,6 +140,17 @@ class HostSnapshotTest(testtools.TestCase):
         host = live.host_snapshot(rows, None, settings(), config, True)
         self.assertEqual((True, False), (host.draining, host.schedulable))
 
+    def test_queued_only_when_asked(self):
+        rows = host_rows('q')
+        config = model.PlannerConfig()
+        self.assertFalse(live.host_snapshot(
+            rows, None, settings(), config).queued)
+        host = live.host_snapshot(rows, None, settings(), config,
+                                  queued=True)
+        # A queued host stays in service until its turn.
+        self.assertEqual((True, False, True),
+                         (host.queued, host.draining, host.schedulable))
+
     def test_automation_off_comes_from_the_settings(self):
         config = model.PlannerConfig()
         self.assertEqual((True, False), tuple(
