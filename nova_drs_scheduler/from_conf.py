@@ -41,6 +41,7 @@ def planner_config(conf) -> model.PlannerConfig:
         destination_deviations=drs.destination_deviations,
         level_gap=level('level_gap'), level_band=drs.level_band,
         level_rise_rate=drs.level_rise_rate,
+        level_steady_share=drs.level_steady_share,
         drain_max_concurrent_migrations_per_host=drain_concurrency(conf),
         benefit_horizon=level('benefit_horizon'),
         load_halflife=drs.expected_load_halflife,

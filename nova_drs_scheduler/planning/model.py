@@ -76,6 +76,10 @@ class PlannerConfig:
     level_gap: float = 10.0
     level_band: float = 10.0
     level_rise_rate: float = 3.0
+    #: Leveling stops in a pool where fewer than this share of its recent
+    #: relief-checked moves found the moved load still there
+    #: (``HostSnapshot.loads_stayed``, :func:`.relief.unsteady`); 0: never.
+    level_steady_share: float = 0.4
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
@@ -161,6 +165,11 @@ class HostSnapshot:
     #: demand beyond its capacity): the part of its demand that
     #: ``cpu_percent``, capped at 100, cannot show.  None when not measured.
     cpu_contention: float | None = None
+    #: ``(stayed, checked)``: of the moves off this host whose relief was
+    #: checked lately (:data:`.relief.LEARN_SECONDS`), how many found the
+    #: moved instance still carrying at least half the load it was moved
+    #: with (:func:`.relief.check`'s ``load_stayed``); None when unknown.
+    loads_stayed: tuple | None = None
 
     @property
     def view(self) -> str:

@@ -34,7 +34,8 @@ def apply(work: working.Working, source: model.HostSnapshot,
         option.destination_ram)[0] == base.MARGIN
     expected = {'source_cpu': removal.cpu,
                 'destination_cpu': option.destination_cpu,
-                'improvement': option.improvement}
+                'improvement': option.improvement,
+                'instance_cores': instance.cpu_cores}
     if inside:
         expected.update(inside_margin=True, graded_margin=round(
             search.margin_inside(work, source), 3))

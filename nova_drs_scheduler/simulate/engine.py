@@ -142,6 +142,9 @@ class PeriodView:
     #: False at a moment between two periods: no new sample, so the
     #: instances' load trends are not fed.
     sampled: bool = True
+    #: {host: (stayed, checked)} of its moves' recent relief checks
+    #: (``HostSnapshot.loads_stayed``).
+    stayed: dict = dataclasses.field(default_factory=dict)
 
     #: {periods: the trace rows of the last ``periods`` periods}
     _rows: dict = dataclasses.field(default_factory=dict)
@@ -189,7 +192,8 @@ class PeriodView:
                 schedulable=name not in cluster.disabled,
                 draining=name in maintenance,
                 queued=name in self.queued,
-                power=states.get(name, model.ON), power_level=power_level)
+                power=states.get(name, model.ON), power_level=power_level,
+                loads_stayed=self.stayed.get(name))
         measured = self.measured(hosts, config)
         return model.Snapshot(hosts=hosts,
                               instances=self.inputs.build(self, measured,
@@ -415,8 +419,11 @@ class _Run:
         self.arrivals = scoring.Arrivals(settings.arrival_periods)
         #: {instance in flight: the relief its move promised}
         self._promises = {}
-        #: Heap of (when due, order, promise, source, destination).
+        #: Heap of (when due, order, promise, source, destination, vm).
         self._reliefs = []
+        #: The relief checks made: ``(time, source, load_stayed)``, what a
+        #: pool learns whether its moved loads stay from.
+        self.checks = collections.deque()
         self._order = itertools.count()
         self.blocker = _Blocker(settings.cooldown, settings.no_return)
         keep = max(self.windows.window,
@@ -479,17 +486,25 @@ class _Run:
                                    * self.settings.interval)
             heapq.heappush(self._reliefs, (
                 due, next(self._order), promise, migration.source,
-                migration.destination))
+                migration.destination, migration.vm))
         self._ended.append(migration)
 
     def _check_reliefs(self, now: float, percent: dict) -> None:
-        """The moves due: their relief on this period's measurement."""
+        """The moves due: their relief on this period's measurement, and
+        whether their instance's load stayed (its trace load now)."""
         threshold = self.settings.config.cpu_threshold
+        row = self.trace.steps[_step(self.trace, now)]
         while self._reliefs and self._reliefs[0][0] <= now:
-            _, _, promise, source, destination = heapq.heappop(self._reliefs)
-            self.card.relieved(relief.check(
+            _, _, promise, source, destination, vm = heapq.heappop(
+                self._reliefs)
+            result = relief.check(
                 promise, percent[source], percent[destination], threshold,
-                threshold))
+                threshold, self.cluster.vm_cores(self.cluster.vms[vm], row))
+            self.card.relieved(result)
+            if result is not None:
+                self.checks.append((now, source, result.get('load_stayed')))
+        while self.checks and now - self.checks[0][0] > relief.LEARN_SECONDS:
+            self.checks.popleft()
 
     def period(self, period: int) -> None:
         now = float(period * self.settings.interval)
@@ -509,7 +524,8 @@ class _Run:
             drs_caused=caused, maintenance=self._draining(),
             queued=self._queued(),
             start=functools.partial(self.start, period, at=now),
-            wake=self.wake, power=self.power)
+            wake=self.wake, power=self.power,
+            stayed=relief.stayed_counts(self.checks, now))
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).

@@ -8,6 +8,12 @@ out, the pool runs packed and a woken host comes back empty.  So the
 hottest host within ``level_band`` of its threshold sends the largest
 instance that leaves the coolest destination no hotter than itself; its
 destinations pass the same rails.
+
+Leveling moves load before it hurts, so it pays only where the load it
+moves stays.  A pool learns it from its relief checks
+(``HostSnapshot.loads_stayed``): where most moved loads were gone at the
+check (bursts that end within minutes), it stops leveling
+(:func:`unsteady`) and relieves violations only.
 """
 
 import collections
@@ -17,6 +23,7 @@ from nova_drs_scheduler.planning import cost_benefit
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import moves
 from nova_drs_scheduler.planning import policies
+from nova_drs_scheduler.planning import relief
 from nova_drs_scheduler.planning import search
 from nova_drs_scheduler.planning import working
 from nova_drs_scheduler.planning.policies import base
@@ -45,17 +52,44 @@ def leveling_pools(hosts: Mapping[str, model.HostSnapshot],
     """Per pool that levels, why: its load jumps often (its mean rise
     rate), or power management packed it (:func:`packed`), which a
     reaction to violations alone would spread again only once hosts are
-    over."""
-    rates = rise_rates(hosts, config)
+    over; unless its moved loads do not stay (:func:`unsteady`)."""
+    bursty = unsteady(hosts, config)
+    return {pool: why for pool, why in _wanted(hosts, config).items()
+            if pool not in bursty}
+
+
+def _wanted(hosts, config) -> dict:
+    """Per pool that would level whatever its moves taught it, why."""
     power = packed(hosts, config)
     why = {}
-    for pool, rate in rates.items():
+    for pool, rate in rise_rates(hosts, config).items():
         if rate >= config.level_rise_rate:
             why[pool] = (f'load jumps {rate:.1f} times an hour per host '
                          f'(level_rise_rate {config.level_rise_rate:g})')
         elif pool in power:
             why[pool] = power[pool]
     return why
+
+
+def unsteady(hosts: Mapping[str, model.HostSnapshot],
+             config: model.PlannerConfig) -> dict:
+    """Per pool whose moved loads did not stay, why: of its relief checks
+    of the last :data:`.relief.LEARN_SECONDS` (at least
+    :data:`.relief.LEARN_MIN_CHECKS`), fewer than ``level_steady_share``
+    found the moved instance still carrying half its load."""
+    if config.level_steady_share <= 0:
+        return {}
+    counts = collections.defaultdict(lambda: [0, 0])
+    for host in hosts.values():
+        if host.loads_stayed and working.balanced(host):
+            found = counts[working.pool_key(host, config)]
+            found[0] += host.loads_stayed[0]
+            found[1] += host.loads_stayed[1]
+    return {pool: (f'{stayed} of {checked} moved loads stayed '
+                   f'(level_steady_share {config.level_steady_share:g})')
+            for pool, (stayed, checked) in counts.items()
+            if checked >= relief.LEARN_MIN_CHECKS
+            and stayed < config.level_steady_share * checked}
 
 
 def packed(hosts: Mapping[str, model.HostSnapshot],
@@ -94,7 +128,13 @@ def run(work: working.Working) -> None:
     cfg = work.config
     if not work.policy.levels or cfg.level_gap <= 0:
         return
-    why = leveling_pools(work.hosts, cfg)
+    wanted = _wanted(work.hosts, cfg)
+    bursty = unsteady(work.hosts, cfg)
+    why = {pool: w for pool, w in wanted.items() if pool not in bursty}
+    for pool in sorted(set(wanted) - set(why), key=str):
+        work.notes.append(f'pool {pool or "global"}: no leveling though '
+                          f'{wanted[pool]}: its moved loads do not stay, '
+                          f'{bursty[pool]}')
     done = {n for n, h in work.hosts.items() if work.pool(h) not in why}
     while (work.snapshot.inflight_total + len(work.moves)
            < cfg.max_concurrent_migrations):

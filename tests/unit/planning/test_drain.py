@@ -390,7 +390,8 @@ class DrainTest(testtools.TestCase):
             [(m.instance, m.migration, m.reason) for m in result.moves])
         self.assertEqual(
             {'source_cpu': 40.0, 'destination_cpu': 20.0,
-             'source_ram': 30.0, 'destination_ram': 40.0},
+             'source_ram': 30.0, 'destination_ram': 40.0,
+             'instance_cores': 1.0},
             {key: value for key, value in result.moves[0].expected.items()
              if key != 'improvement'})
         self.assertEqual(1000, result.moves[0].memory_mb)
