@@ -8,7 +8,16 @@
    ``--grid full`` over a small grid of Watcher's own parameters.  The
    table gives each row's mean ± standard deviation over the seeds; the
    verdict checks ``balanced`` against Watcher's best single setting on
-   the trace, on sums over the seeds (:func:`single_setting_checks`).
+   the trace and against WB at 60 s, threshold 80 (WB60), on sums over
+   the seeds (:func:`single_setting_checks`): **o** fewer overloaded
+   host-periods than the best single setting (bursty trace: no more than
+   WB60); **m** no more migrations than it (bursty trace: at most 1.25
+   times WB60's); **p** zero ping-pongs on every seed; **u** no more
+   unserved core-minutes than WB60, and on a PlanetLab day (``--trace``
+   without ``--bursts``) than every Watcher row; **w** worst host no
+   hotter than WB60's; **d** a DRS-caused share of the overloaded
+   host-periods under WB60's.  A check that needs WB60 fails when it was
+   not run on every seed.
    Needs python-watcher: run it with ``tox -e bench-rebalance``.
 2. Scale: our policies' input-building and decision time per period at
    100, 300 and 1000 hosts with 20 VMs per host (20000 VMs at 1000 hosts),
@@ -77,7 +86,7 @@ def quality(args) -> int:
             print(run_line(run), flush=True)
             runs.append(run)
     table = aggregate(runs)
-    result = single_setting_checks(table, args.bursts)
+    result = single_setting_checks(table, args.bursts, bool(args.trace))
     hosts = sorted({r['hosts'] for r in runs})
     loads = sorted({r['mean_load'] for r in runs})
     source = cli.describe(cli.parser().parse_args(

@@ -9,6 +9,7 @@ seed, against the best Watcher row of that seed.
 
 import argparse
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -267,15 +268,16 @@ class BarChecksTest(testtools.TestCase):
 
 class SingleSettingChecksTest(testtools.TestCase):
     """The headline verdict: sums over the seeds, against Watcher's best
-    single setting on the trace."""
+    single setting on the trace and against WB60."""
 
     WB60 = 'WB period 60 s, threshold 80'
 
     def setUp(self):
         super().setUp()
-        # Sums: balanced 100 overloaded / 60 migrations / 10 DRS-caused /
-        # 30 unserved / worst 95; WB60 130 / 80 / unserved 40 / worst 97;
-        # WB b 120 / 50 / unserved 31 / worst 99.
+        # Sums: balanced 100 overloaded (10 DRS-caused: 10 %) / 60
+        # migrations / 30 unserved / worst 95; WB60 130 (26 DRS-caused:
+        # 20 %) / 80 / 40 / worst 97; WB b 120 (none DRS-caused) / 50 /
+        # 31 / worst 99.
         self.runs = [
             _run('none', 1, 500, 0, worst=120.0, unserved=90.0),
             _run('none', 2, 500, 0, worst=110.0, unserved=90.0),
@@ -283,19 +285,40 @@ class SingleSettingChecksTest(testtools.TestCase):
                  unserved=20.0, held=80.0),
             _run('balanced', 2, 40, 20, worst=90.0, caused=4,
                  unserved=10.0, held=60.0),
-            _run(self.WB60, 1, 70, 40, worst=97.0, unserved=20.0),
-            _run(self.WB60, 2, 60, 40, worst=90.0, unserved=20.0),
+            _run(self.WB60, 1, 70, 40, worst=97.0, caused=13,
+                 unserved=20.0),
+            _run(self.WB60, 2, 60, 40, worst=90.0, caused=13,
+                 unserved=20.0),
             _run('WB b', 1, 50, 30, worst=99.0, unserved=16.0),
             _run('WB b', 2, 70, 20, worst=80.0, unserved=15.0),
         ]
 
-    def _check(self, runs, bursts=True):
+    def _edit(self, strategy, seed, runs=None, **values):
+        """The runs with ``values`` in ``strategy``'s run of ``seed``."""
+        runs = [dict(r) for r in (self.runs if runs is None else runs)]
+        [run] = [r for r in runs
+                 if r['strategy'] == strategy and r['seed'] == seed]
+        run.update(values)
+        return runs
+
+    def _check(self, runs, bursts=False, real_trace=False):
         return checks.single_setting_checks(checks.aggregate(runs),
-                                                bursts)
+                                            bursts, real_trace)
 
     def _figures(self, result):
+        letters = [c['letter'] for c in result['checks']]
+        self.assertEqual(len(letters), len(set(letters)))
         return {c['letter']: (c['ours'], c['theirs'], c['passed'])
                 for c in result['checks']}
+
+    def _one(self, letter, runs=None, bursts=False, real_trace=False):
+        """Check ``letter``'s figures, and its text."""
+        result = self._check(self.runs if runs is None else runs, bursts,
+                             real_trace)
+        [check] = [c for c in result['checks'] if c['letter'] == letter]
+        self.assertEqual(not check['passed'], letter in result['failed'])
+        return (check['ours'], check['theirs'], check['passed']), \
+            check['check']
 
     def test_the_best_single_setting_by_sums(self):
         result = self._check(self.runs)
@@ -304,58 +327,315 @@ class SingleSettingChecksTest(testtools.TestCase):
         self.assertEqual('WB b', result['against'])
         self.assertEqual(self.WB60, watcher_grid.WB60)
         self.assertEqual({'o': (100, 120, True), 'm': (60, 50, False),
-                          'p': (0, 0, True), 'u': (30.0, 31.0, True),
-                          'w': (95.0, 99.0, True), 'd': (10, 10.0, True),
-                          'b': (60, 80, True)},
+                          'p': (0, 0, True), 'u': (30.0, 40.0, True),
+                          'w': (95.0, 97.0, True), 'd': (10.0, 20.0, True)},
                          self._figures(result))
         self.assertEqual('m', result['failed'])
         self.assertEqual([1, 2], result['seeds'])
+        self.assertEqual('balanced', result['strategy'])
+        self.assertEqual(['o', 'm', 'p', 'u', 'w', 'd'],
+                         [c['letter'] for c in result['checks']])
+        for check in result['checks']:
+            self.assertEqual({'letter', 'check', 'ours', 'theirs',
+                              'passed'}, set(check))
+
+    def test_the_old_checks_are_gone(self):
+        for bursts in (False, True):
+            for real_trace in (False, True):
+                figures = self._figures(self._check(self.runs, bursts,
+                                                    real_trace))
+                self.assertNotIn('b', figures)
+                self.assertEqual(set('ompuwd'), set(figures))
+        self.assertFalse(hasattr(checks, 'DRS_CAUSED_SHARE'))
 
     def test_each_letter_fails(self):
-        runs = [dict(r) for r in self.runs]
-        ours = [r for r in runs if r['strategy'] == 'balanced']
-        ours[0].update(overloaded_host_periods=80, migrations=70,
-                       ping_pongs=1, unserved_core_minutes=25.0,
-                       worst_overload_percent=99.5,
-                       drs_caused_overloaded_host_periods=9)
+        runs = self._edit('balanced', 1, overloaded_host_periods=80,
+                          migrations=70, ping_pongs=1,
+                          unserved_core_minutes=35.0,
+                          worst_overload_percent=99.5,
+                          drs_caused_overloaded_host_periods=22)
+        # 120 overloaded: o fails on equality; 90 migrations above WB b's
+        # 50; 45 unserved above WB60's 40; 99.5 % above 97 %; 26 of 120
+        # DRS-caused is 21.67 %, above WB60's 20 %.
         result = self._check(runs)
-        # 120 over: o fails on equality; 90 migrations above WB b's 50 and
-        # WB60's 80; 35 unserved above WB b's 31; 13 DRS-caused above 12.
-        self.assertEqual('ompuwdb', result['failed'])
-        self.assertEqual((90, 80, False), self._figures(result)['b'])
+        self.assertEqual('ompuwd', result['failed'])
+        self.assertEqual((21.67, 20.0, False), self._figures(result)['d'])
 
-    def test_unserved_against_every_watcher_row(self):
-        runs = [dict(r) for r in self.runs]
-        runs[4]['unserved_core_minutes'] = 9.0   # WB60, seed 1: 29 in all
-        figures = self._figures(self._check(runs))
-        self.assertEqual((30.0, 29.0, False), figures['u'])
+    # o: fewer than the best single setting; bursty: no more than WB60.
 
-    def test_b_only_with_bursts_and_fails_without_its_row(self):
-        self.assertNotIn('b', self._figures(self._check(self.runs, False)))
-        runs = [r for r in self.runs
+    def test_o_fails_on_equal_figures_and_passes_one_under(self):
+        runs = self._edit('balanced', 1, overloaded_host_periods=80)
+        self.assertEqual((120, 120, False), self._one('o', runs)[0])
+        runs = self._edit('balanced', 1, overloaded_host_periods=79)
+        self.assertEqual((119, 120, True), self._one('o', runs)[0])
+        # A PlanetLab day has the same bar.
+        self.assertEqual((119, 120, True),
+                         self._one('o', runs, real_trace=True)[0])
+
+    def test_o_on_the_bursty_trace_is_against_wb60_equal_passes(self):
+        # 130: above WB b's 120, equal to WB60's.
+        runs = self._edit('balanced', 1, overloaded_host_periods=90)
+        self.assertFalse(self._one('o', runs)[0][2])
+        figures, text = self._one('o', runs, bursts=True)
+        self.assertEqual((130, 130, True), figures)
+        self.assertIn(f'no more overloaded host-periods than {self.WB60}',
+                      text)
+        self.assertIn('bursty trace', text)
+        runs = self._edit('balanced', 1, overloaded_host_periods=91)
+        self.assertEqual((131, 130, False),
+                         self._one('o', runs, bursts=True)[0])
+        # Bursts on a trace file: still the bursty bar.
+        self.assertEqual((131, 130, False),
+                         self._one('o', runs, True, True)[0])
+
+    # m: no more than the best single setting; bursty: 1.25 x WB60's.
+
+    def test_m_passes_on_equal_figures_and_fails_one_over(self):
+        runs = self._edit('balanced', 1, migrations=30)
+        figures, text = self._one('m', runs)
+        self.assertEqual((50, 50, True), figures)
+        self.assertEqual('no more migrations than it', text)
+        runs = self._edit('balanced', 1, migrations=31)
+        self.assertEqual((51, 50, False), self._one('m', runs)[0])
+        self.assertEqual((51, 50, False),
+                         self._one('m', runs, real_trace=True)[0])
+
+    def test_m_on_the_bursty_trace_is_a_quarter_over_wb60(self):
+        # WB60: 80 migrations, so at most 100.
+        runs = self._edit('balanced', 1, migrations=80)
+        self.assertFalse(self._one('m', runs)[0][2])
+        figures, text = self._one('m', runs, bursts=True)
+        self.assertEqual((100, 100.0, True), figures)
+        self.assertEqual(f"no more migrations than 1.25 times {self.WB60}'s "
+                         f"80 (bursty trace)", text)
+        runs = self._edit('balanced', 1, migrations=81)
+        self.assertEqual((101, 100.0, False),
+                         self._one('m', runs, bursts=True)[0])
+        self.assertEqual(1.25, checks.BURST_MIGRATIONS_FACTOR)
+
+    # p: zero ping-pongs on every seed.
+
+    def test_p_fails_on_one_ping_pong_on_any_seed(self):
+        for seed in (1, 2):
+            runs = self._edit('balanced', seed, ping_pongs=1)
+            for bursts in (False, True):
+                self.assertEqual((1, 0, False),
+                                 self._one('p', runs, bursts)[0])
+
+    # u: no more than WB60; on a PlanetLab day, than every Watcher row.
+
+    def test_u_passes_on_equal_figures_and_fails_just_over(self):
+        # WB60: 40 unserved core-minutes.
+        runs = self._edit('balanced', 1, unserved_core_minutes=30.0)
+        figures, text = self._one('u', runs)
+        self.assertEqual((40.0, 40.0, True), figures)
+        self.assertEqual(f'no more unserved core-minutes than {self.WB60} '
+                         f'(not a PlanetLab day: the other Watcher rows '
+                         f'not checked)', text)
+        runs = self._edit('balanced', 1, unserved_core_minutes=30.01)
+        self.assertEqual((40.0, 40.0, False), self._one('u', runs)[0])
+        self.assertEqual((40.0, 40.0, False),
+                         self._one('u', runs, bursts=True)[0])
+
+    def test_u_is_against_wb60_not_the_best_single_setting(self):
+        # WB60 29 in all, below ours (30) though WB b has 31.
+        runs = self._edit(self.WB60, 1, unserved_core_minutes=9.0)
+        self.assertEqual((30.0, 29.0, False), self._one('u', runs)[0])
+
+    def test_u_on_a_planetlab_day_is_against_every_watcher_row(self):
+        # 35: under WB60's 40, above WB b's 31.
+        runs = self._edit('balanced', 1, unserved_core_minutes=25.0)
+        self.assertTrue(self._one('u', runs)[0][2])
+        self.assertTrue(self._one('u', runs, bursts=True)[0][2])
+        self.assertTrue(self._one('u', runs, True, True)[0][2])
+        figures, text = self._one('u', runs, real_trace=True)
+        self.assertEqual((35.0, 31.0, False), figures)
+        self.assertEqual(f'no more unserved core-minutes than {self.WB60} '
+                         f'and than every Watcher row (PlanetLab day; the '
+                         f'least: WB b)', text)
+
+    def test_u_on_a_planetlab_day_equal_to_the_least_passes(self):
+        runs = self._edit('balanced', 1, unserved_core_minutes=21.0)
+        self.assertEqual((31.0, 31.0, True),
+                         self._one('u', runs, real_trace=True)[0])
+        runs = self._edit('balanced', 1, unserved_core_minutes=21.01)
+        self.assertEqual((31.0, 31.0, False),
+                         self._one('u', runs, real_trace=True)[0])
+
+    def test_u_on_a_planetlab_day_when_wb60_is_the_least(self):
+        runs = self._edit(self.WB60, 1, unserved_core_minutes=9.0)
+        figures, text = self._one('u', runs, real_trace=True)
+        self.assertEqual((30.0, 29.0, False), figures)
+        self.assertIn(f'the least: {self.WB60}', text)
+
+    def test_u_on_a_planetlab_day_ignores_rows_not_run_on_every_seed(self):
+        runs = self.runs + [_run('WB c', 1, 1, 1, unserved=0.0)]
+        self.assertEqual((30.0, 31.0, True),
+                         self._one('u', runs, real_trace=True)[0])
+
+    # w: worst host (max over the seeds) no hotter than WB60's.
+
+    def test_w_passes_on_equal_figures_and_fails_just_over(self):
+        runs = self._edit('balanced', 1, worst_overload_percent=97.0)
+        figures, text = self._one('w', runs)
+        self.assertEqual((97.0, 97.0, True), figures)
+        self.assertEqual(f"worst host (max over the seeds) no hotter than "
+                         f"{self.WB60}'s", text)
+        runs = self._edit('balanced', 1, worst_overload_percent=97.1)
+        self.assertEqual((97.1, 97.0, False), self._one('w', runs)[0])
+        for bursts, real_trace in ((True, False), (False, True)):
+            self.assertEqual((97.1, 97.0, False),
+                             self._one('w', runs, bursts, real_trace)[0])
+
+    def test_w_is_against_wb60_over_every_seed(self):
+        # 98: under the best single setting's 99, over WB60's 97.
+        runs = self._edit('balanced', 1, worst_overload_percent=98.0)
+        self.assertEqual((98.0, 97.0, False), self._one('w', runs)[0])
+        # Ours at its worst on seed 2, WB60 on seed 1: the maxima count.
+        runs = self._edit('balanced', 2, worst_overload_percent=97.5)
+        self.assertEqual((97.5, 97.0, False), self._one('w', runs)[0])
+        runs = self._edit('balanced', 1, worst_overload_percent=96.0)
+        runs = self._edit(self.WB60, 1, runs, worst_overload_percent=80.0)
+        runs = self._edit(self.WB60, 2, runs, worst_overload_percent=96.5)
+        self.assertEqual((96.0, 96.5, True), self._one('w', runs)[0])
+
+    # d: DRS-caused share under WB60's (the 10 % cap is gone).
+
+    def test_d_fails_on_equal_shares_and_passes_just_under(self):
+        # 20 of 100 against 26 of 130: fewer DRS-caused, the same share.
+        runs = self._edit('balanced', 1,
+                          drs_caused_overloaded_host_periods=16)
+        figures, text = self._one('d', runs)
+        self.assertEqual((20.0, 20.0, False), figures)
+        self.assertEqual(f"DRS-caused share of overloaded host-periods, in "
+                         f"%, under {self.WB60}'s (20 of 100 against 26 "
+                         f"of 130)", text)
+        runs = self._edit('balanced', 1,
+                          drs_caused_overloaded_host_periods=15)
+        self.assertEqual((19.0, 20.0, True), self._one('d', runs)[0])
+        for bursts, real_trace in ((True, False), (False, True)):
+            self.assertEqual((19.0, 20.0, True),
+                             self._one('d', runs, bursts, real_trace)[0])
+
+    def test_d_is_a_share_not_a_count_nor_a_ten_percent_cap(self):
+        # 21 of 100 (21 %) against 26 of 130 (20 %): fewer, yet above.
+        runs = self._edit('balanced', 1,
+                          drs_caused_overloaded_host_periods=17)
+        self.assertEqual((21.0, 20.0, False), self._one('d', runs)[0])
+        # WB60 at 10 %: ours at 10 % fails, 9 % passes.
+        runs = self._edit(self.WB60, 1, drs_caused_overloaded_host_periods=0)
+        self.assertEqual((10.0, 10.0, False), self._one('d', runs)[0])
+        runs = self._edit('balanced', 1, runs,
+                          drs_caused_overloaded_host_periods=5)
+        self.assertEqual((9.0, 10.0, True), self._one('d', runs)[0])
+
+    def test_d_when_wb60_has_no_overload(self):
+        runs = self._edit(self.WB60, 1, overloaded_host_periods=0,
+                          drs_caused_overloaded_host_periods=0)
+        runs = self._edit(self.WB60, 2, runs, overloaded_host_periods=0,
+                          drs_caused_overloaded_host_periods=0)
+        figures, text = self._one('d', runs)
+        self.assertEqual((10, 0, False), figures)
+        self.assertEqual(f'no DRS-caused overloaded host-period, as '
+                         f'{self.WB60} has no overloaded host-period '
+                         f'(counts)', text)
+        for seed in (1, 2):
+            runs = self._edit('balanced', seed, runs,
+                              drs_caused_overloaded_host_periods=0)
+        self.assertEqual((0, 0, True), self._one('d', runs)[0])
+        runs = self._edit('balanced', 2, runs,
+                          drs_caused_overloaded_host_periods=1)
+        self.assertEqual((1, 0, False), self._one('d', runs)[0])
+
+    def test_d_with_no_overload_of_ours(self):
+        runs = self.runs
+        for seed in (1, 2):
+            runs = self._edit('balanced', seed, runs,
+                              overloaded_host_periods=0,
+                              drs_caused_overloaded_host_periods=0)
+        self.assertEqual((0.0, 20.0, True), self._one('d', runs)[0])
+        # WB60 overloaded, none of it DRS-caused: a share of 0 % is not
+        # under 0 %.
+        for seed in (1, 2):
+            runs = self._edit(self.WB60, seed, runs,
+                              drs_caused_overloaded_host_periods=0)
+        self.assertEqual((0.0, 0.0, False), self._one('d', runs)[0])
+
+    # WB60 not run on every seed of ours.
+
+    def _without_wb60_seed_2(self):
+        return [r for r in self.runs
                 if not (r['strategy'] == self.WB60 and r['seed'] == 2)]
-        result = self._check(runs)
-        self.assertEqual((60, None, False), self._figures(result)['b'])
-        self.assertIn('b', result['failed'])
-        self.assertIn('not run', markdown.headline_markdown(result))
+
+    def test_checks_needing_wb60_fail_without_it(self):
+        for runs in (self._without_wb60_seed_2(),
+                     [r for r in self.runs if r['strategy'] != self.WB60]):
+            for real_trace in (False, True):
+                result = self._check(runs, real_trace=real_trace)
+                figures = self._figures(result)
+                # o and m against WB b, as with WB60.
+                self.assertEqual((100, 120, True), figures['o'])
+                self.assertEqual((60, 50, False), figures['m'])
+                self.assertEqual((30.0, None, False), figures['u'])
+                self.assertEqual((95.0, None, False), figures['w'])
+                self.assertEqual((10.0, None, False), figures['d'])
+                self.assertEqual('muwd', result['failed'])
+                for check in result['checks']:
+                    self.assertEqual(
+                        check['letter'] in 'uwd',
+                        check['check'].endswith(
+                            f'({self.WB60} not run on every seed: no '
+                            f'figure)'), check)
+
+    def test_checks_needing_wb60_fail_without_it_on_the_bursty_trace(self):
+        result = self._check(self._without_wb60_seed_2(), bursts=True)
+        figures = self._figures(result)
+        self.assertEqual((100, None, False), figures['o'])
+        self.assertEqual((60, None, False), figures['m'])
+        self.assertEqual((0, 0, True), figures['p'])
+        self.assertEqual('omuwd', result['failed'])
+        text = markdown.headline_markdown(result)
+        self.assertIn(f'- **NO** (o): no more overloaded host-periods than '
+                      f'{self.WB60} (bursty trace) ({self.WB60} not run on '
+                      f'every seed: no figure): 100 / -', text)
+        self.assertIn(f"- **NO** (m): no more migrations than 1.25 times "
+                      f"{self.WB60}'s (bursty trace) ({self.WB60} not run "
+                      f"on every seed: no figure): 60 / -", text)
 
     def test_rows_not_run_on_every_seed_are_not_the_best(self):
         runs = self.runs + [_run('WB c', 1, 1, 1, unserved=0.0)]
         result = self._check(runs)
         self.assertEqual('WB b', result['against'])
-        self.assertTrue(self._figures(result)['u'][2])
+        self.assertTrue(self._figures(result)['o'][2])
 
     def test_no_verdict_without_a_watcher_row(self):
         self.assertEqual({}, self._check(self.runs[:4]))
         self.assertIn('No verdict', markdown.headline_markdown({}))
 
+    def test_no_verdict_without_our_row(self):
+        runs = [r for r in self.runs if r['strategy'] != 'balanced']
+        self.assertEqual({}, self._check(runs))
+
     def test_markdown_gives_both_figures(self):
         text = markdown.headline_markdown(self._check(self.runs))
+        self.assertIn(f"balanced against Watcher's best single setting on "
+                      f"this trace, WB b (fewest overloaded host-periods "
+                      f"summed over seeds 1, 2), and against {self.WB60}",
+                      text)
         self.assertIn('- yes (o): fewer overloaded host-periods than the '
                       'best Watcher row: 100 / 120', text)
         self.assertIn('- **NO** (m): no more migrations than it: 60 / 50',
                       text)
+        self.assertIn(f"- yes (d): DRS-caused share of overloaded "
+                      f"host-periods, in %, under {self.WB60}'s (10 of 100 "
+                      f"against 26 of 130): 10 / 20", text)
         self.assertIn('Verdict: **bar not met** (failed: m)', text)
+
+    def test_markdown_of_a_bar_met(self):
+        runs = self._edit('balanced', 1, migrations=30)
+        text = markdown.headline_markdown(self._check(runs))
+        self.assertIn('Verdict: **bar met**', text)
+        self.assertNotIn('**NO**', text)
 
     def test_relief_held_of_rows_without_checks(self):
         rows = {r['strategy']: r for r in checks.aggregate(self.runs)}
@@ -364,6 +644,42 @@ class SingleSettingChecksTest(testtools.TestCase):
         self.assertEqual(70.0, mean)
         self.assertIn('| 0.8 ± 0.2 | 0.0 ± 0.0 | - | 1.00 ± 0.00 |',
                       markdown.quality_markdown(list(rows.values())))
+
+
+class VerdictTraceKindTest(testtools.TestCase):
+    """The tool tells the headline verdict which trace it judges: bursty
+    with ``--bursts``, a PlanetLab day with ``--trace`` and no
+    ``--bursts``."""
+
+    class StopError(Exception):
+        pass
+
+    def _called_with(self, argv):
+        runs = [_run(name, 1, 10, 5)
+                for name in ('none', 'balanced', watcher_grid.WB60)]
+        self.useFixture(fixtures.MockPatchObject(
+            bench, 'reused', return_value=runs))
+        verdict = self.useFixture(fixtures.MockPatchObject(
+            bench, 'single_setting_checks', side_effect=self.StopError)).mock
+        self.assertRaises(self.StopError, bench.main,
+                          argv + ['--grid', 'wb60', '--seeds', '1',
+                                  '--skip-scale'])
+        args, kwargs = verdict.call_args
+        bound = inspect.signature(checks.single_setting_checks).bind(
+            *args, **kwargs).arguments
+        self.assertEqual(['none', 'balanced', watcher_grid.WB60],
+                         [r['strategy'] for r in bound['rows']])
+        self.assertNotIn('name', bound)
+        return bound['bursts'], bound['real_trace']
+
+    def test_trace_kinds(self):
+        self.assertEqual((False, True),
+                         self._called_with(['--trace', '20110303.csv']))
+        self.assertEqual((True, True), self._called_with(
+            ['--trace', '20110303.csv', '--bursts']))
+        self.assertEqual((False, False),
+                         self._called_with(['--shape', 'staggered']))
+        self.assertEqual((True, False), self._called_with(['--bursts']))
 
 
 class ReuseTest(testtools.TestCase):

@@ -1,8 +1,10 @@
 """Judging the runs: means over the seeds, and the checks against Watcher.
 
 :func:`single_setting_checks` is the headline verdict (``balanced``
-against Watcher's best single setting on the trace, on sums over the
-seeds); :func:`seed_checks` judges each seed against that seed's best
+against Watcher's best single setting on the trace and against
+:data:`~benchlib.rebalance.watcher_grid.WB60`, on sums over the seeds,
+with a bar of its own for the bursty trace and for the PlanetLab days);
+:func:`seed_checks` judges each seed against that seed's best
 Watcher row, and :func:`bar_checks` puts every row to the same checks.
 """
 
@@ -98,28 +100,80 @@ def verdict(rows: list, name: str = 'balanced') -> dict:
                 letter for letter, _, ok in checks if not ok))}
 
 
-#: At most this share of balanced's overloaded host-periods DRS-caused.
-DRS_CAUSED_SHARE = 0.10
+#: On the bursty trace, ours may make at most this many times WB60's
+#: migrations.
+BURST_MIGRATIONS_FACTOR = 1.25
 
 
 def _sum(row: dict, key: str) -> float:
     return sum(row[f'{key}_per_seed'])
 
 
-def single_setting_checks(rows: list, bursts: bool,
+def _share(row: dict) -> float | None:
+    """The DRS-caused share of a row's overloaded host-periods, summed
+    over the seeds; None when it has no overloaded host-period."""
+    overloaded = _sum(row, 'overloaded_host_periods')
+    if not overloaded:
+        return None
+    return _sum(row, 'drs_caused_overloaded_host_periods') / overloaded
+
+
+def _percent(share: float | None) -> float | None:
+    return None if share is None else round(100 * share, 2)
+
+
+def _drs_caused_check(ours: dict, wb60: dict) -> tuple:
+    """``d``: our DRS-caused share of the overloaded host-periods strictly
+    under WB60's (both in %); when WB60 has no overloaded host-period,
+    no DRS-caused one of ours (both figures then counts)."""
+    caused = _sum(ours, 'drs_caused_overloaded_host_periods')
+    theirs = _share(wb60)
+    if theirs is None:
+        return ('d', f'no DRS-caused overloaded host-period, as {WB60} has '
+                     f'no overloaded host-period (counts)',
+                caused, _sum(wb60, 'drs_caused_overloaded_host_periods'),
+                not caused)
+    mine = _share(ours) or 0.0
+    figures = (f'{caused:g} of {_sum(ours, "overloaded_host_periods"):g} '
+               f'against '
+               f'{_sum(wb60, "drs_caused_overloaded_host_periods"):g} of '
+               f'{_sum(wb60, "overloaded_host_periods"):g}')
+    return ('d', f'DRS-caused share of overloaded host-periods, in %, '
+                 f'under {WB60}\'s ({figures})',
+            _percent(mine), _percent(theirs), mine < theirs)
+
+
+def single_setting_checks(rows: list, bursts: bool, real_trace: bool,
                           name: str = 'balanced') -> dict:
     """The headline verdict: row ``name`` against Watcher's best single
-    setting on the trace, on sums over the seeds.
+    setting on the trace and against :data:`WB60`, on sums over the
+    seeds.
 
-    That setting is the Watcher row with the fewest overloaded
-    host-periods summed over the seeds, among the rows run on every seed
-    of ``name``.  Letters: ``o`` fewer overloaded host-periods than it,
-    ``m`` no more migrations, ``p`` no ping-pong on any seed, ``u`` less
-    unserved demand than every such Watcher row, ``w`` worst host (max
-    over the seeds) no higher than its, ``d`` DRS-caused overloaded
-    host-periods at most :data:`DRS_CAUSED_SHARE` of ours, and with
-    ``bursts`` ``b`` no more migrations than :data:`WB60`.  Each check
-    keeps both figures; ``{}`` when there is nothing to judge.
+    The best single setting is the Watcher row with the fewest
+    overloaded host-periods summed over the seeds, among the rows run on
+    every seed of ``name``.  ``bursts`` says the trace has bursts (the
+    bursty trace); ``real_trace`` that it was read from a file
+    (``--trace``), which without ``bursts`` makes it a PlanetLab day.
+    Letters:
+
+    - ``o``: fewer overloaded host-periods than the best single setting;
+      on the bursty trace, no more than WB60;
+    - ``m``: no more migrations than the best single setting; on the
+      bursty trace, no more than :data:`BURST_MIGRATIONS_FACTOR` times
+      WB60's;
+    - ``p``: no ping-pong on any seed;
+    - ``u``: no more unserved core-minutes than WB60, and on a PlanetLab
+      day no more than any Watcher row either (the figure is then the
+      least of them all, WB60's included);
+    - ``w``: worst host (max over the seeds) no hotter than WB60's;
+    - ``d``: DRS-caused share of the overloaded host-periods (in %)
+      strictly under WB60's; when WB60 has no overloaded host-period,
+      none of ours may be DRS-caused.
+
+    A check that needs WB60 fails, with no figure of theirs, when WB60
+    was not run on every seed of ``name``.  Each check keeps both
+    figures; ``failed`` holds each failed check's letter; ``{}`` when
+    there is nothing to judge.
     """
     by_name = {r['strategy']: r for r in rows}
     ours = by_name.get(name)
@@ -131,49 +185,76 @@ def single_setting_checks(rows: list, bursts: bool,
         return {}
     best = min(watcher, key=lambda r: (_sum(r, 'overloaded_host_periods'),
                                        _sum(r, 'migrations'), r['strategy']))
-    least = min(watcher, key=lambda r: (_sum(r, 'unserved_core_minutes'),
-                                        r['strategy']))
+    wb60 = next((r for r in watcher if r['strategy'] == WB60), None)
+    missing = f' ({WB60} not run on every seed: no figure)'
+    planetlab = real_trace and not bursts
     overloaded = _sum(ours, 'overloaded_host_periods')
-    checks = [
-        ('o', 'fewer overloaded host-periods than the best Watcher row',
-         overloaded, _sum(best, 'overloaded_host_periods'),
-         overloaded < _sum(best, 'overloaded_host_periods')),
-        ('m', 'no more migrations than it', _sum(ours, 'migrations'),
-         _sum(best, 'migrations'),
-         _sum(ours, 'migrations') <= _sum(best, 'migrations')),
-        ('p', 'zero ping-pongs on every seed', _sum(ours, 'ping_pongs'), 0,
-         not any(ours['ping_pongs_per_seed'])),
-        ('u', 'less unserved core-minutes than every Watcher row (the '
-              f'least: {least["strategy"]})',
-         round(_sum(ours, 'unserved_core_minutes'), 1),
-         round(_sum(least, 'unserved_core_minutes'), 1),
-         _sum(ours, 'unserved_core_minutes')
-         < _sum(least, 'unserved_core_minutes')),
-        ('w', 'worst host (max over the seeds) no higher than the best '
-              'Watcher row\'s',
-         max(ours['worst_overload_percent_per_seed']),
-         max(best['worst_overload_percent_per_seed']),
-         max(ours['worst_overload_percent_per_seed'])
-         <= max(best['worst_overload_percent_per_seed'])),
-        ('d', f'DRS-caused overloaded host-periods at most '
-              f'{DRS_CAUSED_SHARE:.0%} of its overloaded host-periods',
-         _sum(ours, 'drs_caused_overloaded_host_periods'),
-         round(DRS_CAUSED_SHARE * overloaded, 1),
-         _sum(ours, 'drs_caused_overloaded_host_periods')
-         <= DRS_CAUSED_SHARE * overloaded),
-    ]
-    if bursts:
-        wb60 = by_name.get(WB60)
-        if wb60 and wb60['seeds'] == ours['seeds']:
-            checks.append(('b', f'no more migrations than {WB60}',
-                           _sum(ours, 'migrations'),
-                           _sum(wb60, 'migrations'),
-                           _sum(ours, 'migrations')
-                           <= _sum(wb60, 'migrations')))
+    migrations = _sum(ours, 'migrations')
+    unserved = _sum(ours, 'unserved_core_minutes')
+    worst = max(ours['worst_overload_percent_per_seed'])
+    checks = []
+    if not bursts:
+        theirs = _sum(best, 'overloaded_host_periods')
+        checks.append(('o', 'fewer overloaded host-periods than the best '
+                            'Watcher row', overloaded, theirs,
+                       overloaded < theirs))
+        theirs = _sum(best, 'migrations')
+        checks.append(('m', 'no more migrations than it', migrations,
+                       theirs, migrations <= theirs))
+    elif wb60:
+        theirs = _sum(wb60, 'overloaded_host_periods')
+        checks.append(('o', f'no more overloaded host-periods than {WB60} '
+                            f'(bursty trace)', overloaded, theirs,
+                       overloaded <= theirs))
+        theirs = _sum(wb60, 'migrations')
+        checks.append(('m', f'no more migrations than '
+                            f'{BURST_MIGRATIONS_FACTOR:g} times {WB60}\'s '
+                            f'{theirs:g} (bursty trace)', migrations,
+                       BURST_MIGRATIONS_FACTOR * theirs,
+                       migrations <= BURST_MIGRATIONS_FACTOR * theirs))
+    else:
+        checks += [('o', f'no more overloaded host-periods than {WB60} '
+                         f'(bursty trace){missing}', overloaded, None,
+                    False),
+                   ('m', f'no more migrations than '
+                         f'{BURST_MIGRATIONS_FACTOR:g} times {WB60}\'s '
+                         f'(bursty trace){missing}', migrations, None,
+                    False)]
+    checks.append(('p', 'zero ping-pongs on every seed',
+                   _sum(ours, 'ping_pongs'), 0,
+                   not any(ours['ping_pongs_per_seed'])))
+    if not wb60:
+        checks += [
+            ('u', f'no more unserved core-minutes than {WB60}'
+                  + (' and than every Watcher row (PlanetLab day)'
+                     if planetlab else '') + missing,
+             round(unserved, 1), None, False),
+            ('w', f'worst host (max over the seeds) no hotter than '
+                  f'{WB60}\'s{missing}', worst, None, False),
+            ('d', f'DRS-caused share of overloaded host-periods, in %, '
+                  f'under {WB60}\'s{missing}', _percent(_share(ours) or 0.0),
+             None, False)]
+    else:
+        if planetlab:
+            least = min(watcher, key=lambda r: (
+                _sum(r, 'unserved_core_minutes'), r['strategy']))
+            # WB60 is one of them: the least is no more than its.
+            theirs = _sum(least, 'unserved_core_minutes')
+            text = (f'no more unserved core-minutes than {WB60} and than '
+                    f'every Watcher row (PlanetLab day; the least: '
+                    f'{least["strategy"]})')
         else:
-            checks.append(('b', f'no more migrations than {WB60} (not run '
-                                f'on every seed: no figure)',
-                           _sum(ours, 'migrations'), None, False))
+            theirs = _sum(wb60, 'unserved_core_minutes')
+            text = (f'no more unserved core-minutes than {WB60} (not a '
+                    f'PlanetLab day: the other Watcher rows not checked)')
+        checks += [
+            ('u', text, round(unserved, 1), round(theirs, 1),
+             unserved <= theirs),
+            ('w', f'worst host (max over the seeds) no hotter than '
+                  f'{WB60}\'s', worst,
+             max(wb60['worst_overload_percent_per_seed']),
+             worst <= max(wb60['worst_overload_percent_per_seed'])),
+            _drs_caused_check(ours, wb60)]
     return {'strategy': name, 'against': best['strategy'],
             'seeds': ours['seeds'],
             'checks': [dict(letter=letter, check=text, ours=mine,

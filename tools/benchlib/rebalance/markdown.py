@@ -1,7 +1,7 @@
 """The rebalancing benchmark's results as Markdown.
 """
 
-
+from benchlib.rebalance.watcher_grid import WB60
 
 
 def run_line(run: dict) -> str:
@@ -26,8 +26,8 @@ def headline_markdown(result: dict) -> str:
     seeds = ', '.join(map(str, result['seeds']))
     lines = [f"balanced against Watcher's best single setting on this "
              f"trace, {result['against']} (fewest overloaded host-periods "
-             f"summed over seeds {seeds}); sums over the seeds "
-             f"(balanced / the other figure):", '']
+             f"summed over seeds {seeds}), and against {WB60}; sums over "
+             f"the seeds (balanced / the other figure):", '']
     for check in result['checks']:
         theirs = '-' if check['theirs'] is None else f"{check['theirs']:g}"
         lines.append(f"- {'yes' if check['passed'] else '**NO**'} "

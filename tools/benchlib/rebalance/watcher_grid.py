@@ -94,5 +94,6 @@ def watcher_variants(grid: str, threshold: float) -> list:
     return grids[grid]
 
 
-#: The row the bursty traces' migrations are held to.
+#: The Watcher row the headline verdict holds ours to on every trace
+#: (``single_setting_checks``): workload_balance at 60 s, threshold 80.
 WB60 = _wb(GRANULARITY, 80.0).label
