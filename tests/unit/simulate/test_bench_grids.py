@@ -554,12 +554,15 @@ class SingleSettingChecksTest(testtools.TestCase):
                               overloaded_host_periods=0,
                               drs_caused_overloaded_host_periods=0)
         self.assertEqual((0.0, 20.0, True), self._one('d', runs)[0])
-        # WB60 overloaded, none of it DRS-caused: a share of 0 % is not
-        # under 0 %.
+        # WB60 overloaded, none of it DRS-caused: none of ours either is
+        # the best there is; one of ours fails.
         for seed in (1, 2):
             runs = self._edit(self.WB60, seed, runs,
                               drs_caused_overloaded_host_periods=0)
-        self.assertEqual((0.0, 0.0, False), self._one('d', runs)[0])
+        self.assertEqual((0.0, 0.0, True), self._one('d', runs)[0])
+        runs = self._edit('balanced', 1, runs, overloaded_host_periods=5,
+                          drs_caused_overloaded_host_periods=1)
+        self.assertEqual((20.0, 0.0, False), self._one('d', runs)[0])
 
     # WB60 not run on every seed of ours.
 

@@ -124,8 +124,9 @@ def _percent(share: float | None) -> float | None:
 
 def _drs_caused_check(ours: dict, wb60: dict) -> tuple:
     """``d``: our DRS-caused share of the overloaded host-periods strictly
-    under WB60's (both in %); when WB60 has no overloaded host-period,
-    no DRS-caused one of ours (both figures then counts)."""
+    under WB60's (both in %), or none DRS-caused (nothing is under 0 %);
+    when WB60 has no overloaded host-period, no DRS-caused one of ours
+    (both figures then counts)."""
     caused = _sum(ours, 'drs_caused_overloaded_host_periods')
     theirs = _share(wb60)
     if theirs is None:
@@ -140,7 +141,7 @@ def _drs_caused_check(ours: dict, wb60: dict) -> tuple:
                f'{_sum(wb60, "overloaded_host_periods"):g}')
     return ('d', f'DRS-caused share of overloaded host-periods, in %, '
                  f'under {WB60}\'s ({figures})',
-            _percent(mine), _percent(theirs), mine < theirs)
+            _percent(mine), _percent(theirs), mine < theirs or not caused)
 
 
 def single_setting_checks(rows: list, bursts: bool, real_trace: bool,
