@@ -82,7 +82,7 @@ def search(work: working.Working, source: model.HostSnapshot,
 def outside(work: working.Working, host: model.HostSnapshot, cpu: float,
             ram: float | None) -> tuple:
     """``(rule, score)`` of a destination at its projected load."""
-    return work.policy.destination(host, cpu, ram, work.config)
+    return work.policy.destination(host, cpu, ram, work.ranking(host))
 
 
 def inside_margin(work: working.Working, source: model.HostSnapshot,
@@ -93,12 +93,12 @@ def inside_margin(work: working.Working, source: model.HostSnapshot,
     but a host the margin refuses is never one that one of the source's
     instances came from within ``no_return_time``, so that no pair of
     hosts trades load both ways inside the margin."""
-    rule, _ = work.policy.destination(host, cpu, ram, work.config)
+    rule, _ = work.policy.destination(host, cpu, ram, work.ranking(host))
     if rule not in (None, base.MARGIN):
         return rule, 0.0
     if rule and host.name in work.came_from[source.name]:
         return CAME_FROM, 0.0
-    return work.policy.inside(host, cpu, ram, work.config,
+    return work.policy.inside(host, cpu, ram, work.ranking(host),
                               margin_inside(work, source))
 
 

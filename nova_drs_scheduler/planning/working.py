@@ -9,10 +9,12 @@ goal, sees them.
 
 import bisect
 import collections
+import dataclasses
 from collections.abc import Mapping
 
 from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
+from nova_drs_scheduler.planning import relief
 from nova_drs_scheduler.planning.policies import base
 
 #: The limit holding a drain move back to leave balancing its share.
@@ -48,6 +50,27 @@ def pool_room(hosts: Mapping[str, model.HostSnapshot],
             room[pool_key(host, config)].append(
                 host.cpu_threshold - config.margin - host.cpu_percent)
     return {pool: sum(found) / len(found) for pool, found in room.items()}
+
+
+def unsteady(hosts: Mapping[str, model.HostSnapshot],
+             config: model.PlannerConfig) -> dict:
+    """Per pool whose moved loads did not stay, why: of its relief checks
+    of the last :data:`.relief.LEARN_SECONDS` (at least
+    :data:`.relief.LEARN_MIN_CHECKS`), fewer than ``level_steady_share``
+    found the moved instance still carrying half its load."""
+    if config.level_steady_share <= 0:
+        return {}
+    counts = collections.defaultdict(lambda: [0, 0])
+    for host in hosts.values():
+        if host.loads_stayed and balanced(host):
+            found = counts[pool_key(host, config)]
+            found[0] += host.loads_stayed[0]
+            found[1] += host.loads_stayed[1]
+    return {pool: (f'{stayed} of {checked} moved loads stayed '
+                   f'(level_steady_share {config.level_steady_share:g})')
+            for pool, (stayed, checked) in counts.items()
+            if checked >= relief.LEARN_MIN_CHECKS
+            and stayed < config.level_steady_share * checked}
 
 
 def judge(host: model.HostSnapshot, config: model.PlannerConfig
@@ -107,6 +130,10 @@ class Working:
         self.candidates = candidates
         self.policy = policy
         self.hosts = snapshot.hosts
+        #: Pool key -> why its moved loads do not stay (:func:`unsteady`).
+        self.unsteady = unsteady(self.hosts, self.config)
+        self._at_projection = dataclasses.replace(
+            self.config, destination_deviations=0.0)
         self.verdicts = {}
         #: Host name -> planner rule barring it as a destination, or None.
         self.barred = {}
@@ -160,6 +187,15 @@ class Working:
     def pool(self, host: model.HostSnapshot) -> str | None:
         return pool_key(host, self.config)
 
+    def ranking(self, host: model.HostSnapshot) -> model.PlannerConfig:
+        """The options a destination is judged with.  In a pool whose
+        moved loads do not stay, a host's swing came from bursts already
+        gone and says nothing of its next: it is ranked at its projected
+        load alone (``destination_deviations`` 0)."""
+        if self.pool(host) in self.unsteady:
+            return self._at_projection
+        return self.config
+
     def project(self, host: model.HostSnapshot, cores: float, memory: int,
                 outlook: bool = True) -> tuple[float, float | None]:
         """A host's (cpu, ram) percents with an instance added, CPU at its
@@ -178,7 +214,7 @@ class Working:
         host = self.hosts[name]
         rule, floor = self.policy.destination(
             host, self.cpu[name] + self.lag[name], self.ram[name],
-            self.config)
+            self.ranking(host))
         if (rule is None and self.busy[name]
                 >= self.config.max_concurrent_migrations_per_host):
             rule = 'limit:per-host'

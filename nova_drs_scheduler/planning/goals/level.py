@@ -13,7 +13,7 @@ Leveling moves load before it hurts, so it pays only where the load it
 moves stays.  A pool learns it from its relief checks
 (``HostSnapshot.loads_stayed``): where most moved loads were gone at the
 check (bursts that end within minutes), it stops leveling
-(:func:`unsteady`) and relieves violations only.
+(:func:`.working.unsteady`) and relieves violations only.
 """
 
 import collections
@@ -23,7 +23,6 @@ from nova_drs_scheduler.planning import cost_benefit
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import moves
 from nova_drs_scheduler.planning import policies
-from nova_drs_scheduler.planning import relief
 from nova_drs_scheduler.planning import search
 from nova_drs_scheduler.planning import working
 from nova_drs_scheduler.planning.policies import base
@@ -52,8 +51,8 @@ def leveling_pools(hosts: Mapping[str, model.HostSnapshot],
     """Per pool that levels, why: its load jumps often (its mean rise
     rate), or power management packed it (:func:`packed`), which a
     reaction to violations alone would spread again only once hosts are
-    over; unless its moved loads do not stay (:func:`unsteady`)."""
-    bursty = unsteady(hosts, config)
+    over; unless its moved loads do not stay (:func:`.working.unsteady`)."""
+    bursty = working.unsteady(hosts, config)
     return {pool: why for pool, why in _wanted(hosts, config).items()
             if pool not in bursty}
 
@@ -69,27 +68,6 @@ def _wanted(hosts, config) -> dict:
         elif pool in power:
             why[pool] = power[pool]
     return why
-
-
-def unsteady(hosts: Mapping[str, model.HostSnapshot],
-             config: model.PlannerConfig) -> dict:
-    """Per pool whose moved loads did not stay, why: of its relief checks
-    of the last :data:`.relief.LEARN_SECONDS` (at least
-    :data:`.relief.LEARN_MIN_CHECKS`), fewer than ``level_steady_share``
-    found the moved instance still carrying half its load."""
-    if config.level_steady_share <= 0:
-        return {}
-    counts = collections.defaultdict(lambda: [0, 0])
-    for host in hosts.values():
-        if host.loads_stayed and working.balanced(host):
-            found = counts[working.pool_key(host, config)]
-            found[0] += host.loads_stayed[0]
-            found[1] += host.loads_stayed[1]
-    return {pool: (f'{stayed} of {checked} moved loads stayed '
-                   f'(level_steady_share {config.level_steady_share:g})')
-            for pool, (stayed, checked) in counts.items()
-            if checked >= relief.LEARN_MIN_CHECKS
-            and stayed < config.level_steady_share * checked}
 
 
 def packed(hosts: Mapping[str, model.HostSnapshot],
@@ -129,7 +107,7 @@ def run(work: working.Working) -> None:
     if not work.policy.levels or cfg.level_gap <= 0:
         return
     wanted = _wanted(work.hosts, cfg)
-    bursty = unsteady(work.hosts, cfg)
+    bursty = work.unsteady
     why = {pool: w for pool, w in wanted.items() if pool not in bursty}
     for pool in sorted(set(wanted) - set(why), key=str):
         work.notes.append(f'pool {pool or "global"}: no leveling though '
@@ -231,7 +209,8 @@ def _level_option(work, source, instance, ceiling, dests, allowed=None):
             continue
         cpu, ram = work.project(host, instance.cpu_cores,
                                 instance.memory_mb)
-        if work.policy.destination(host, cpu, ram, work.config)[0] is None:
+        if work.policy.destination(host, cpu, ram,
+                                   work.ranking(host))[0] is None:
             return base.Option(work.removal(source, instance), host,
                                cpu, ram, base.pressure(host, cpu, ram))
     return None

@@ -1,5 +1,6 @@
 """Leveling where load jumps: the rise rate and the planner's moves."""
 
+import dataclasses
 import math
 
 import testtools
@@ -7,6 +8,7 @@ import testtools
 from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import working
 from nova_drs_scheduler.planning.goals import level
 from tests import snapshots as h
 
@@ -482,3 +484,88 @@ class PackedTest(testtools.TestCase):
         # Equal to 'on', not the same object: no host is held out.
         hosts = {'a': h.host('a', 50.0, power=''.join(['o', 'n']))}
         self.assertEqual({}, level.packed(hosts, model.PlannerConfig()))
+
+
+class LearnedFromReliefTest(testtools.TestCase):
+    """A pool whose moved loads do not stay stops leveling, and ranks
+    destinations at their projected load alone."""
+
+    def learned(self, counts, **config):
+        hosts = [('hot', 78.0, {'loads_stayed': counts}),
+                 ('mid', 55.0, {}), ('cool', 40.0, {})]
+        return plan(hosts, INSTANCES, **config)
+
+    def test_fewer_than_the_share_stayed_no_leveling(self):
+        result = self.learned((7, 20))
+        self.assertEqual((), result.moves)
+        self.assertIn('pool global: no leveling though load jumps 3.0 '
+                      'times an hour per host (level_rise_rate 3): its '
+                      'moved loads do not stay, 7 of 20 moved loads '
+                      'stayed (level_steady_share 0.4)', result.notes)
+        self.assertEqual([('fits', 'hot', 'cool')],
+                         [(m.instance, m.source, m.destination)
+                          for m in self.learned((8, 20)).moves])
+
+    def test_too_few_checks_say_nothing(self):
+        self.assertEqual(1, len(self.learned((0, 19)).moves))
+        self.assertEqual((), self.learned((0, 20)).moves)
+
+    def test_the_share_is_an_option_and_zero_never_stops(self):
+        self.assertEqual((), self.learned((11, 20),
+                                          level_steady_share=0.6).moves)
+        self.assertEqual(1, len(self.learned((12, 20),
+                                             level_steady_share=0.6).moves))
+        self.assertEqual(1, len(self.learned((0, 100),
+                                             level_steady_share=0).moves))
+
+    def test_a_pool_that_would_not_level_gets_no_note(self):
+        result = self.learned((0, 20), rate=0.0)
+        self.assertEqual((), result.moves)
+        self.assertFalse([n for n in result.notes if 'no leveling' in n])
+
+    def test_counts_add_up_over_the_pool_s_balanced_hosts(self):
+        hosts = hosts_at(('a', 75.0, 3.0, {'loads_stayed': (3, 10)}),
+                         ('b', 40.0, 3.0, {'loads_stayed': (4, 10)}),
+                         ('x', 40.0, 3.0, {'loads_stayed': (20, 20),
+                                           'excluded': True}))
+        config = model.PlannerConfig()
+        self.assertEqual(
+            {None: '7 of 20 moved loads stayed (level_steady_share 0.4)'},
+            working.unsteady(hosts, config))
+        self.assertEqual({}, level.leveling_pools(hosts, config))
+        self.assertEqual(set(), level.leveling_sources(hosts, config))
+        # Each aggregate pool learns apart: 3 of 10 is too few checks.
+        aggregate = model.PlannerConfig(mode='aggregate')
+        pooled = {n: dataclasses.replace(host, pool=n)
+                  for n, host in hosts.items()}
+        self.assertEqual({}, working.unsteady(pooled, aggregate))
+
+    def test_a_packed_pool_stops_too(self):
+        held = [('hot', 78.0, {'loads_stayed': (0, 20)}), ('mid', 55.0, {}),
+                ('cool', 40.0, {}),
+                ('off', None, {'power': model.STANDBY,
+                               'schedulable': False})]
+        self.assertEqual((), plan(held, INSTANCES, rate=0.0).moves)
+
+
+class RankedAtProjectionTest(testtools.TestCase):
+    """Where moved loads do not stay, a host's past swing says nothing
+    of its next: destinations are ranked at their projection alone."""
+
+    def relieved(self, counts):
+        hosts = [h.host('src', 90.0, counter=1, cpu_deviation=0.0,
+                        loads_stayed=counts),
+                 h.host('smooth', 50.0, cpu_deviation=0.0),
+                 h.host('swingy', 40.0, cpu_deviation=10.0)]
+        snap = h.snapshot(hosts, [h.instance('i', 'src', 2.0)],
+                          benefit_horizon=0, level_gap=0)
+        return [(m.instance, m.destination)
+                for m in planner.plan(snap, h.allow_all).moves]
+
+    def test_steady_pool_prefers_the_smooth_host(self):
+        # swingy: 60 % + 2 deviations of 10 = 80 against smooth's 70.
+        self.assertEqual([('i', 'smooth')], self.relieved(None))
+        self.assertEqual([('i', 'smooth')], self.relieved((8, 20)))
+
+    def test_unsteady_pool_takes_the_coolest(self):
+        self.assertEqual([('i', 'swingy')], self.relieved((7, 20)))

@@ -55,3 +55,57 @@ class HeldShareTest(testtools.TestCase):
         missed = relief.check(EXPECTED, 85.0, 50.0, 80.0, 80.0)
         self.assertEqual((1, 2), relief.held_share([held, None, missed]))
         self.assertEqual((0, 0), relief.held_share([]))
+
+
+class LoadStayedTest(testtools.TestCase):
+    """Whether the moved instance still carries the load it moved with."""
+
+    MOVED = dict(EXPECTED, instance_cores=2.0)
+
+    def test_half_the_planned_load_stayed_less_did_not(self):
+        found = relief.check(self.MOVED, 70.0, 50.0, 80.0, 80.0, 1.0)
+        self.assertEqual((1.0, True),
+                         (found['instance_cores'], found['load_stayed']))
+        found = relief.check(self.MOVED, 70.0, 50.0, 80.0, 80.0, 0.999)
+        self.assertEqual((0.999, False),
+                         (found['instance_cores'], found['load_stayed']))
+        self.assertTrue(relief.check(self.MOVED, 70.0, 50.0, 80.0, 80.0,
+                                     3.0)['load_stayed'])
+
+    def test_the_load_to_three_places(self):
+        found = relief.check(self.MOVED, 70.0, 50.0, 80.0, 80.0, 1.23456)
+        self.assertEqual(1.235, found['instance_cores'])
+
+    def test_unknown_without_either_load(self):
+        for expected, now in ((self.MOVED, None), (EXPECTED, 1.0)):
+            found = relief.check(expected, 70.0, 50.0, 80.0, 80.0, now)
+            self.assertNotIn('load_stayed', found)
+            self.assertNotIn('instance_cores', found)
+        # The held verdict does not depend on it.
+        self.assertTrue(relief.check(self.MOVED, 70.0, 50.0, 80.0, 80.0,
+                                     0.0)['held'])
+
+    def test_an_idle_instance_moved_idle_stayed(self):
+        idle = dict(EXPECTED, instance_cores=0.0)
+        self.assertTrue(relief.check(idle, 70.0, 50.0, 80.0, 80.0,
+                                     0.0)['load_stayed'])
+
+
+class StayedCountsTest(testtools.TestCase):
+
+    def test_per_source_within_the_window(self):
+        now = 10000.0
+        checks = [(now, 'a', True), (now - 10, 'a', False),
+                  (now - relief.LEARN_SECONDS, 'b', True),
+                  (now - relief.LEARN_SECONDS - 0.1, 'b', False),
+                  (now, 'c', None)]
+        self.assertEqual({'a': (1, 2), 'b': (1, 1)},
+                         relief.stayed_counts(checks, now))
+
+    def test_nothing_learnt_from_nothing(self):
+        self.assertEqual({}, relief.stayed_counts([], 0.0))
+
+    def test_two_hours_twenty_checks_half_the_load(self):
+        self.assertEqual((7200.0, 20, 0.5),
+                         (relief.LEARN_SECONDS, relief.LEARN_MIN_CHECKS,
+                          relief.STAYED_SHARE))

@@ -243,6 +243,31 @@ class AccountingTest(testtools.TestCase):
                          (card.reliefs[1]['source_relieved'],
                           card.reliefs[1]['destination_spared']))
 
+    def test_relief_check_learns_whether_the_moved_load_stayed(self):
+        # vm0 keeps its 90 % (1.8 cores) after its move at 0 s; vm3 falls
+        # to 10 % from 180 s, before its check at 240 s: the first load
+        # stayed, the second did not.  The snapshot's host-0 has them.
+        trace = _trace([90.0] * 6, [10.0] * 6, [10.0] * 6,
+                       [90.0] * 3 + [10.0] * 3)
+        vms = cluster.assign_flavors(
+            trace.names, (cluster.Flavor('f', 2, 1024),), 0)
+        spec = dataclasses.replace(self.spec, hosts=3, host_memory_mb=8192,
+                                   bandwidth_mbps=10000.0)
+        promise = {'source_cpu_before': 90.0, 'source_cpu': 45.0,
+                   'destination_cpu': 50.0, 'instance_cores': 1.8}
+        script = Recording(
+            lambda view: view.snapshot(model.PlannerConfig())
+            .hosts['host-0'].loads_stayed,
+            {0: [model.Move('vm0', 'host-0', 'host-1', 'test', promise)],
+             2: [model.Move('vm3', 'host-0', 'host-2', 'test', promise)]})
+        card = engine.run(trace, vms, spec, script,
+                          _settings(relief_check_periods=1)).card
+        self.assertEqual([None, None, (1, 1), (1, 1), (1, 2), (1, 2)],
+                         script.seen)
+        self.assertEqual([(True, 1.8), (False, 0.2)],
+                         [(o['load_stayed'], o['instance_cores'])
+                          for o in card.reliefs if o])
+
     def test_relief_check_waits_for_the_end_of_the_migration(self):
         # A 90 s copy from 60 s ends at 150 s: checked 10 periods later at
         # the first period from 750 s (780 s, period 13): a 13-period run
