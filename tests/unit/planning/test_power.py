@@ -154,6 +154,7 @@ class ObserveTest(testtools.TestCase):
                                     power_level=AUTO),
             h.host('y', 90.0, vcpus=4, memory_mb=-1, power_level=AUTO),
             h.host('x', 90.0, vcpus=4, memory_mb=0, power_level=AUTO),
+            h.host('w', 90.0, vcpus=-4, memory_mb=1024, power_level=AUTO),
             # Entering standby, even if a caller forgot the drain flag.
             host('e', 0.0, power=model.ENTERING)])
         forecasts, counters = power.observe(snapshot, {}, {None: 3}, 0.0,
@@ -170,6 +171,17 @@ class ObserveTest(testtools.TestCase):
                                 power_level=AUTO) for n in 'ab'])
         _, counters = power.observe(snapshot, {}, {None: 3}, 0.0, CONFIG)
         self.assertEqual({None: 4}, counters)
+        # A lone host of one vCPU: a utilization.
+        lone = snap([h.host('a', 10.0, vcpus=1, memory_mb=1024,
+                            power_level=AUTO)])
+        self.assertEqual(10.0, plan(lone, steady({None: 0.1})).pools[0]
+                         .utilization)
+
+    def test_one_mb_is_a_capacity(self):
+        snapshot = snap([h.host('a', 50.0, vcpus=10, memory_mb=1,
+                                power_level=AUTO)])
+        forecasts, _ = power.observe(snapshot, {}, {}, 0.0, CONFIG)
+        self.assertEqual(5.0, forecasts[None].holt.level)
 
     def test_hosts_whose_instances_a_standby_needs(self):
         snapshot = snap([host('a', 10.0, pool='A'),
@@ -177,7 +189,10 @@ class ObserveTest(testtools.TestCase):
                          host('c', None, pool='A'),
                          host('d', 10.0, pool='B'),
                          host('s', 10.0, pool='A', power=model.STANDBY),
-                         host('u', 10.0, pool='A', level='bogus')],
+                         host('u', 10.0, pool='A', level='bogus'),
+                         # Entering standby already, even if a caller
+                         # forgot its drain flag.
+                         host('e', 10.0, pool='A', power=model.ENTERING)],
                         mode='aggregate')
         for counters, wanted in (({'A': 3, 'B': 2}, {'a'}),
                                  ({'A': 4, 'B': 3}, {'a', 'd'}),
@@ -224,10 +239,11 @@ class StandbyTest(testtools.TestCase):
                          (action.kind, action.host, action.pool, action.gb))
         self.assertEqual((power.STANDBY, 'c', 3.0), (then.kind, then.host,
                                                      then.gb))
-        self.assertIn('3 host(s) take load, the pool keeps 1 (forecast '
-                      '13.3% in 900 s under the band\'s middle 63%, reserve '
-                      '0, minimum 1) for 10 periods; host b is the cheapest '
-                      'to empty (2.0 GB to move)', action.reason)
+        # The first has no other emptied with it.
+        self.assertEqual('3 host(s) take load, the pool keeps 1 (forecast '
+                         '13.3% in 900 s under the band\'s middle 63%, '
+                         'reserve 0, minimum 1) for 10 periods; host b is the '
+                         'cheapest to empty (2.0 GB to move)', action.reason)
         self.assertIn('host c is the cheapest to empty (3.0 GB to move) '
                       'with b emptied too', then.reason)
         [pool] = result.pools
@@ -562,6 +578,12 @@ class StandbyTest(testtools.TestCase):
                  host('c', None, power=model.STANDBY, schedulable=False)]
         result = plan(snap(hosts), steady({None: 14.0}))
         self.assertEqual((), result.actions)
+        # Fewer hosts than the pool keeps: none to spare, whatever the
+        # counter.
+        self.assertEqual('2 host(s) take load, the pool keeps 3 (forecast '
+                         '70.0% in 900 s under the band\'s middle 63%, '
+                         'reserve 0, minimum 1): no standby',
+                         result.pools[0].reason)
         self.assertEqual(81.0, power.PowerConfig().target + 18.0)
 
     def test_the_forecast_not_the_current_demand_sizes_the_pool(self):
@@ -681,6 +703,30 @@ class StandbyTest(testtools.TestCase):
             snap(hosts, instances), planned=(move,)), steady({None: 7.0}),
             candidates=record)
         self.assertEqual('a1', offered[0][0])
+
+    def test_this_periods_moves_load_their_destinations(self):
+        # a drains (maintenance); b's instance fits on c (level off) at
+        # 35 %, not with a1 moving there this period too (85 %).
+        hosts = [host('a', 10.0, draining=True, schedulable=False),
+                 host('b', 5.0), host('c', 30.0, level='off')]
+        instances = [h.instance('a1', 'a', 5.0, memory_mb=4096),
+                     h.instance('b1', 'b', 0.5, memory_mb=1024),
+                     h.instance('c1', 'c', 3.0, memory_mb=2048)]
+        snapshot = snap(hosts, instances)
+        self.assertEqual(['b'], first(plan(snapshot, steady({None: 4.5}))))
+
+        def moving(instance):
+            return dataclasses.replace(snapshot, planned=(model.Move(
+                instance=instance, source='a', destination='c',
+                reason='drain', expected={}, memory_mb=4096,
+                goal=model.DRAIN),))
+        result = plan(moving('a1'), steady({None: 4.5}))
+        self.assertEqual((), result.actions)
+        self.assertIn('b: instance b1 has no allowed destination',
+                      result.pools[0].reason)
+        # A move of an instance the snapshot does not carry adds nothing.
+        self.assertEqual(['b'], first(plan(moving('gone'),
+                                           steady({None: 4.5}))))
 
     def test_levels(self):
         snapshot = self.quiet()
@@ -812,6 +858,46 @@ class CeilingTest(testtools.TestCase):
         self.assertIn('c: host a forecast at 67.5%', reason)
         self.assertIn('a: instance a1 has no allowed destination', reason)
 
+    def test_exactly_at_its_ceiling_is_under_it(self):
+        def three(cpu_a):
+            return snap([host('a', cpu_a, cpu_threshold=70.0),
+                         host('b', 10.0, cpu_threshold=70.0),
+                         host('c', 10.0, cpu_threshold=70.0)],
+                        [h.instance('a1', 'a', cpu_a / 10, memory_mb=8192),
+                         h.instance('b1', 'b', 1.0, memory_mb=1024),
+                         h.instance('c1', 'c', 1.0, memory_mb=2048)])
+        # A forecast under the demand now: the demand now, no growth.
+        below = forecast.Forecast(time=0.0, level=8.0, trend=0.0,
+                                  variance=0.0, step=300.0, samples=9)
+        self.assertEqual(['b'], first(plan(three(65.0), {None: below})))
+        result = plan(three(65.1), {None: below})
+        self.assertEqual((), result.actions)
+        self.assertIn('b: host a forecast at 65.1%', result.pools[0].reason)
+
+    def test_a_hosts_deviation_is_added_at_the_forecast(self):
+        # a at 60 % strays by 6 points: 66 % at the forecast, over 65.
+        hosts = [host('a', 60.0, cpu_threshold=70.0, cpu_deviation=6.0),
+                 host('b', 10.0, cpu_threshold=70.0),
+                 host('c', 10.0, cpu_threshold=70.0)]
+        instances = [h.instance('a1', 'a', 6.0, memory_mb=8192),
+                     h.instance('b1', 'b', 1.0, memory_mb=1024),
+                     h.instance('c1', 'c', 1.0, memory_mb=2048)]
+        result = plan(snap(hosts, instances), steady({None: 8.0}))
+        self.assertEqual((), result.actions)
+        self.assertIn('b: host a forecast at 66.0%, over its threshold less '
+                      'the margin 65%', result.pools[0].reason)
+
+    def test_no_demand_now_reads_each_host_at_its_outlook(self):
+        # Every host at 0 %: no growth to read, a's outlook as it is (60
+        # or 90 %, against its ceiling of 81).
+        for expected, chosen in ((60.0, ['b']), (90.0, [])):
+            hosts = [host('a', 0.0, level='off', cpu_expected=expected),
+                     host('b', 0.0)]
+            result = plan(snap(hosts, [h.instance('b1', 'b', 0.0)]),
+                          steady({None: 0.0}))
+            self.assertEqual(chosen, first(result), expected)
+        self.assertIn('b: host a forecast at 90.0%', result.pools[0].reason)
+
     def test_the_margin_is_the_planners(self):
         # A margin of 2: ceilings of 68, over a's 67.2 %.
         relaxed = dataclasses.replace(self.three(), config=model.PlannerConfig(
@@ -856,6 +942,10 @@ class CeilingTest(testtools.TestCase):
         result = plan(snap(hosts), {None: falling}, counters={})
         self.assertEqual(((), 70.0), (result.actions,
                                       result.pools[0].forecast))
+        self.assertEqual('2 host(s) take load, the pool keeps 3 (forecast '
+                         '70.0% in 900 s under the band\'s middle 63%, '
+                         'reserve 0, minimum 1): no standby',
+                         result.pools[0].reason)
 
 
 class WakeTest(testtools.TestCase):
@@ -893,6 +983,18 @@ class WakeTest(testtools.TestCase):
         result = plan(self.pool(cpu=70.0), steady({None: 14.0}),
                       counters={})
         self.assertEqual((), result.actions)
+
+    def test_the_forecasts_deviation_is_added(self):
+        # Flat at 14 cores (70 %), with a deviation of 5: over the top.
+        flat = forecast.Forecast(time=0.0, level=14.0, trend=0.0,
+                                 variance=9.0, step=300.0, samples=9)
+        expected, deviation = forecast.ahead(flat, CONFIG.horizon)
+        self.assertEqual(14.0, expected)
+        self.assertGreater(deviation, 2.2)
+        result = plan(self.pool(cpu=70.0), {None: flat}, counters={})
+        self.assertEqual(['s2'], first(result))
+        self.assertAlmostEqual(100.0 * (14.0 + deviation) / 20,
+                               result.actions[0].forecast)
 
     def test_over_the_band_now_wakes_one(self):
         result = plan(self.pool(cpu=85.0), steady({None: 17.0}))
@@ -1026,6 +1128,26 @@ class NeededNowTest(testtools.TestCase):
         [pool] = plan(snap(hosts), steady({None: 3.0})).pools
         self.assertEqual((2, 2), (pool.needed_now, pool.needed))
 
+    def test_ram_thresholds_are_not_rounded_to_the_megabyte(self):
+        # 90.004 % of 10240 MB is 9216.41 MB: 90.002 % in use fits one
+        # host, 90.005 % does not.
+        for ram, needed in ((90.002, 1), (90.005, 2)):
+            hosts = [host('a', 10.0, ram=ram, ram_threshold=90.004),
+                     host('b', 10.0, ram=0.0, ram_threshold=90.004)]
+            [pool] = plan(snap(hosts), steady({None: 2.0})).pools
+            self.assertEqual((needed, needed),
+                             (pool.needed_now, pool.needed), ram)
+
+    def test_a_host_with_no_ram_sample_adds_no_memory(self):
+        # d has no RAM sample: it adds no memory in use. 180 % of a
+        # host's 10 GB fits two at 90 %; 180.5 % does not.
+        for ram, needed in ((20.0, 2), (20.5, 3)):
+            hosts = [host('a', 10.0, ram=80.0), host('b', 10.0, ram=80.0),
+                     host('c', 10.0, ram=ram), host('d', 10.0)]
+            [pool] = plan(snap(hosts), steady({None: 4.0})).pools
+            self.assertEqual((needed, needed),
+                             (pool.needed_now, pool.needed), ram)
+
     def test_none_where_the_pool_is_not_judged(self):
         off = [dataclasses.replace(x, power_level='off') for x in self.HOSTS]
         unmeasured = [host('a', None), host('b', None)]
@@ -1132,6 +1254,12 @@ class PlanTest(testtools.TestCase):
                                  schedulable=False)]), steady({None: 5.0}))
         self.assertEqual((None, None), (result.pools[0].utilization,
                                         result.pools[0].forecast))
+
+    def test_inputs_are_immutable(self):
+        inputs = power.PowerInputs({}, {None: 1}, CONFIG)
+        self.assertEqual(frozenset(), inputs.unplaced)
+        self.assertRaises(dataclasses.FrozenInstanceError, setattr, inputs,
+                          'counters', {})
 
     def test_results_are_immutable(self):
         result = plan(snap([host('a', 95.0), host(
