@@ -390,7 +390,7 @@ OPTS = [
              'always.'),
     cfg.FloatOpt(
         'level_steady_share',
-        default=0.4,
+        default=0.45,
         min=0.0,
         max=1.0,
         help='Leveling moves load before it hurts, so it pays only where '
@@ -401,10 +401,15 @@ OPTS = [
              'stops leveling while, of its last two hours of checks (at '
              'least 20), fewer than this share found the load stayed: '
              'its loads come in bursts that end before a move pays, and '
-             'relieving violations is all that helps. It levels again '
+             'relieving violations is all that helps; its destinations '
+             'are then ranked at their projected load alone '
+             '(``destination_deviations`` 0), as a host\'s past swing '
+             'there came from bursts already gone. It levels again '
              'once its checks say otherwise. 0: never stop. On the '
              'benchmark\'s bursty trace about a third of moved loads '
-             'stay, on the PlanetLab and generated days 55-100 %. See '
+             'stay, on the PlanetLab and generated days 45-100 % (at '
+             '0.5, one PlanetLab day with power management stopped '
+             'leveling it needed). See '
              'doc/balancing.md.'),
     cfg.FloatOpt(
         'level_rise_points',

@@ -79,7 +79,7 @@ class PlannerConfig:
     #: Leveling stops in a pool where fewer than this share of its recent
     #: relief-checked moves found the moved load still there
     #: (``HostSnapshot.loads_stayed``, :func:`.working.unsteady`); 0: never.
-    level_steady_share: float = 0.4
+    level_steady_share: float = 0.45
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
