@@ -17,7 +17,8 @@ def add_parser(subparsers, parents):
                     'move with its outcome, the relief it was expected to '
                     'buy and its cost, and the relief it really bought as '
                     'checked [drs] relief_check_delay after it completed; '
-                    'then how often the expectation held.')
+                    'then how often the expectation held, and how often '
+                    'the moved load stayed.')
     parser.add_argument('--limit', type=errors.number(int, minimum=0),
                         default=20,
                         help='Newest records to show (default 20; 0: all).')
@@ -71,14 +72,22 @@ def checked_relief(move: dict) -> list[str]:
 
 def relief_summary(records: list) -> str:
     """How often the checked moves among ``records`` bought what their
-    plan expected."""
-    held, checked = relief.held_share(
-        move['relief_check'] if 'held' in (move.get('relief_check') or {})
-        else None for rec in records for move in rec.get('moves', []))
+    plan expected, and, of those whose instance's load was read at the
+    check, how often the moved load stayed."""
+    found = [move['relief_check'] if 'held' in (
+        move.get('relief_check') or {}) else None
+        for rec in records for move in rec.get('moves', [])]
+    held, checked = relief.held_share(found)
     line = f'relief checked for {checked} move{"" if checked == 1 else "s"}'
     if checked:
         line += (f': the expectation held for {held} '
                  f'({100.0 * held / checked:.0f} %)')
+    loads = [check['load_stayed'] for check in found
+             if check is not None and check.get('load_stayed') is not None]
+    if loads:
+        stayed = sum(1 for value in loads if value)
+        line += (f'; the moved load stayed for {stayed} of {len(loads)} '
+                 f'({100.0 * stayed / len(loads):.0f} %)')
     return line
 
 

@@ -344,7 +344,9 @@ OPTS = [
         help='Seconds after a balancing or leveling move completes at which '
              'the leader checks what it really did: the relief on its '
              'source and the load of its destination, against what the '
-             'plan expected. Recorded on the move, shown by '
+             'plan expected, and whether the moved instance still carries '
+             'the load it was moved with (what leveling learns from, '
+             '``level_steady_share``). Recorded on the move, shown by '
              '``nova-drs history``.'),
     cfg.FloatOpt(
         'level_gap',

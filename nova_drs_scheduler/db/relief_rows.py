@@ -17,6 +17,12 @@ from nova_drs_scheduler.db import tables
 _RELIEF_GOALS = ('balance', 'level')
 
 
+def epoch(when: datetime.datetime) -> float:
+    """Seconds on the Unix epoch of a naive UTC time (the DRS database's,
+    ``timeutils.utcnow()``'s)."""
+    return when.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
 class ReliefRows:
     """Needs ``_read()`` and ``_write()`` connections (the Store's)."""
 
@@ -69,3 +75,38 @@ class ReliefRows:
                 tables.moves.c.instance == instance).values(
                 relief_check=tables.dumps(result)))
         return bool(found.rowcount)
+
+    def relief_checks(self, since: datetime.datetime,
+                      completed_since: datetime.datetime) -> list[tuple]:
+        """The relief checks made at or after ``since``, as
+        ``(time, source, load_stayed)``: seconds on the Unix epoch
+        (:func:`epoch`), the move's source host, and whether its moved
+        load stayed (None when its instance's load was not read);
+        what :func:`.relief.stayed_counts` takes.
+
+        Only the moves completed at or after ``completed_since`` are read
+        (a move is checked after it completes, within a bound the caller
+        knows), so the query stays on the recent rows.  Checks that were
+        not made (no sample, no expectation) and those stored without
+        their source (before it was stored) are left out.
+        """
+        moves = tables.moves
+        query = sa.select(moves.c.relief_check).where(
+            moves.c.status == states.COMPLETED,
+            moves.c.relief_check.is_not(None),
+            moves.c.updated_at >= completed_since)
+        with self._read() as conn:
+            rows = conn.execute(query).scalars().all()
+        found = []
+        start = epoch(since)
+        for text in rows:
+            try:
+                check = json.loads(text)
+                when = epoch(datetime.datetime.fromisoformat(check['time']))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if (check.get('status') != states.CHECKED or when < start
+                    or not check.get('source')):
+                continue
+            found.append((when, check['source'], check.get('load_stayed')))
+        return found

@@ -150,6 +150,9 @@ class Cloud:
     #: {instance uuid: InstanceRow}, as :func:`read_instances` filled it.
     instances: dict
     migrations: list
+    #: {instance uuid: CPU cores} as the period measured them (the
+    #: metric source's answer; an instance not measured is absent).
+    loads: dict = dataclasses.field(default_factory=dict)
 
 
 def read_cloud(context, cells, servicegroup_api, since: datetime.datetime
@@ -389,9 +392,12 @@ def pool(settings, config: model.PlannerConfig) -> str | None:
 def host_snapshot(rows: HostRows, status, settings,
                   config: model.PlannerConfig,
                   draining: bool = False,
-                  queued: bool = False) -> model.HostSnapshot:
+                  queued: bool = False,
+                  loads_stayed: tuple | None = None) -> model.HostSnapshot:
     """One host: windows' verdict, node capacity, aggregate settings,
-    whether it is in maintenance or waiting in its queue."""
+    whether it is in maintenance or waiting in its queue, and whether the
+    loads moved off it stayed (``(stayed, checked)`` of its recent relief
+    checks, None when unknown)."""
     judged = status is not None and status.cpu_percent is not None
     return model.HostSnapshot(
         name=rows.name,
@@ -414,7 +420,8 @@ def host_snapshot(rows: HostRows, status, settings,
         automation_off=settings.automation_off,
         draining=draining,
         queued=queued,
-        power_level=settings.power_level)
+        power_level=settings.power_level,
+        loads_stayed=loads_stayed)
 
 
 def fallback_loads(hosts, instances, loads) -> dict:
@@ -451,7 +458,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
                    quarantine: int, no_return: int,
                    draining=frozenset(), trends=None,
                    refused=None, waits=None,
-                   queued=frozenset()) -> model.Snapshot:
+                   queued=frozenset(), stayed=None) -> model.Snapshot:
     """The planner's input for this period.
 
     ``settings``: {host: aggregate_settings.HostSettings}; ``statuses``:
@@ -463,12 +470,14 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
     moves Nova's scheduler refused at start (``executor.REFUSED``),
     which quarantine nothing; ``waits``: {instance uuid: cores waiting for
     a CPU} as measured; ``queued``: the hosts waiting in the maintenance
-    queue.
+    queue; ``stayed``: {host: (stayed, checked)} of the moves off it whose
+    relief was checked lately (``relief.stayed_counts``).
     """
     waits = waits or {}
+    stayed = stayed or {}
     hosts = {name: host_snapshot(rows, statuses.get(name), settings[name],
                                  config, name in draining,
-                                 name in queued)
+                                 name in queued, stayed.get(name))
              for name, rows in pacing.paced(sorted(cloud.hosts.items()))}
     refused = refused or {}
     not_to_blame = {uuid for found in refused.values()

@@ -38,7 +38,7 @@ def plan(reader: snapshot_reader.SnapshotReader, context,
          config: model.PlannerConfig, rec: dict,
          windows: metrics.MetricsWindows, acting: bool, draining: set,
          power_rows: dict, goals=planner.GOALS,
-         queued=frozenset()) -> Period:
+         queued=frozenset(), checking=frozenset()) -> Period:
     """Snapshot, (when acting) recommendations, plan, into ``rec``.
 
     ``draining``: the hosts in maintenance; ``power_rows``: the hosts
@@ -46,13 +46,14 @@ def plan(reader: snapshot_reader.SnapshotReader, context,
     standby drained too; ``goals``: the planner's, all but in a
     drain's flow, which neither reads every instance nor takes up
     approved recommendations; ``queued``: the hosts waiting in the
-    maintenance queue.
+    maintenance queue; ``checking``: the instances to measure for the
+    relief checks (:func:`.relief_check.checking`).
     """
     snapshot, cloud, levels, late = reader.read(
         context, config, windows,
         all_instances=not acting and goals == planner.GOALS,
         draining=draining,
-        power_rows=power_rows, queued=queued)
+        power_rows=power_rows, queued=queued, checking=checking)
     cands = reader.candidates(context, cloud)
     approved = []
     if acting and goals == planner.GOALS:

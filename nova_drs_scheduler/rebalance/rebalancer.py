@@ -192,10 +192,13 @@ class Rebalancer:
         # Hosts waiting in the queue are not drained: ``exit`` starts them.
         maintenance = maintenance_mod.draining(rows)
         power_rows = self.store.power_hosts()
+        # Measured with the period's instances: their loads at the check.
+        checking = relief_check.checking(self.store, started)
         period = period_plan.plan(
             self.reader, context, from_conf.planner_config(CONF), rec,
             windows, acting=True, draining=set(maintenance),
-            power_rows=power_rows, queued=maintenance_mod.queued(rows))
+            power_rows=power_rows, queued=maintenance_mod.queued(rows),
+            checking=checking)
         self.store.save_windows(windows.export(), {
             verdict['host']: verdict for verdict in rec['hosts']})
         self.telemetry.hosts(rec['hosts'])
@@ -210,7 +213,7 @@ class Rebalancer:
                                           period.plan, period.cloud,
                                           maintenance)
         relief_check.check_due(self.store, self.telemetry, rec['hosts'],
-                               started)
+                               started, period.cloud.loads)
 
     def flow(self, context) -> dict | None:
         """Between periods: once a move this leader follows has ended and

@@ -27,6 +27,7 @@ from nova_drs_scheduler.rebalance import live
 from nova_drs_scheduler.rebalance import maintenance
 from nova_drs_scheduler.rebalance import recommendations
 from nova_drs_scheduler.rebalance import record
+from nova_drs_scheduler.rebalance import relief_check
 from nova_drs_scheduler.rebalance import sources
 from nova_drs_scheduler.rebalance import standby
 
@@ -71,15 +72,19 @@ class SnapshotReader:
     def read(self, context, config: model.PlannerConfig,
              windows: metrics.MetricsWindows, all_instances: bool,
              draining=frozenset(), power_rows=None,
-             queued=frozenset()
+             queued=frozenset(), checking=frozenset()
              ) -> tuple[model.Snapshot, live.Cloud, dict, frozenset]:
         """The period's snapshot, from hosts to the instances worth it.
 
         ``draining``: the hosts in maintenance; those entering standby
         (``power_rows``) drain too; ``queued``: the hosts waiting in the
-        maintenance queue (still in service, a drain's last resort).
-        Returns ``(snapshot, cloud, automation levels, hosts whose
-        instances were not measured in time)``.
+        maintenance queue (still in service, a drain's last resort);
+        ``checking``: instances to measure too, wherever they are (those
+        of the moves whose relief is checked by the next period,
+        :func:`.relief_check.checking`).  Every host's ``loads_stayed``
+        comes from the relief checks stored.  Returns ``(snapshot,
+        cloud, automation levels, hosts whose instances were not
+        measured in time)``; ``cloud.loads`` holds the loads measured.
         """
         draining = set(draining) | standby.entering(power_rows or {})
         drs = CONF.drs
@@ -89,6 +94,8 @@ class SnapshotReader:
         cloud = live.read_cloud(
             context, self.host_manager.enabled_cells, self.servicegroup_api,
             timeutils.utcnow() - datetime.timedelta(seconds=horizon))
+        # What leveling learns from the relief checks (doc/balancing.md).
+        stayed = relief_check.loads_stayed(self.store, timeutils.utcnow())
         settings = {}
         levels = {}
         for name, rows in pacing.paced(cloud.hosts.items()):
@@ -124,7 +131,8 @@ class SnapshotReader:
             hosts = standby.with_power(model.Snapshot(
                 {name: live.host_snapshot(rows, statuses.get(name),
                                           settings[name], config,
-                                          queued=name in queued)
+                                          queued=name in queued,
+                                          loads_stayed=stayed.get(name))
                  for name, rows in cloud.hosts.items()}, (), config),
                 power_rows or {}, draining)
         if config.level_gap > 0:
@@ -135,11 +143,12 @@ class SnapshotReader:
             over |= self.power.needs_instances(hosts)
         live.read_instances(
             context, cloud, None if all_instances else over,
-            self._named_instances(cloud))
+            self._named_instances(cloud) | set(checking))
         measured = self.source.instance_loads_within(
             context, [instance for instance in cloud.instances.values()
-                      if instance.host in over],
+                      if instance.host in over or instance.uuid in checking],
             drs.instance_metrics_timeout)
+        cloud.loads = dict(measured.loads)
         self.trends.update(time.time(), measured.loads)
         snapshot = live.build_snapshot(
             cloud, settings, statuses, measured.loads, config,
@@ -147,7 +156,7 @@ class SnapshotReader:
             draining, self.trends, self.store.outcomes(
                 executor.REFUSED, timeutils.utcnow() - datetime.timedelta(
                     seconds=drs.quarantine_time)), measured.waits,
-            queued)
+            queued, stayed)
         if power_rows:
             snapshot = standby.with_power(snapshot, power_rows, draining)
         return snapshot, cloud, levels, measured.late

@@ -94,6 +94,18 @@ class HistoryTest(CLITestBase):
         self.assertIn('relief checked for 3 moves: the expectation held '
                       'for 2 (67 %)', text)
 
+    def test_summary_with_the_share_of_moved_loads_that_stayed(self):
+        # i3's load was not read at its check: left out of that share.
+        text = self.history([period(
+            move('i1', dict(HELD, load_stayed=True)),
+            move('i2', dict(NOT_HELD, load_stayed=False)),
+            move('i3', HELD), move('i4', dict(HELD, load_stayed=True)))])
+        self.assertIn('relief checked for 4 moves: the expectation held '
+                      'for 3 (75 %); the moved load stayed for 2 of 3 '
+                      '(67 %)\n', text)
+        self.assertIn('the expectation held for 1 (100 %)\n',
+                      self.history([period(move('i1', HELD))]))
+
     def test_summary_before_any_check(self):
         self.assertIn('relief checked for 0 moves\n',
                       self.history([period(move('i1'))]))

@@ -11,6 +11,7 @@ from oslo_utils import fixture as utils_fixture
 from oslo_utils import timeutils
 
 from nova_drs_scheduler.db import migration
+from nova_drs_scheduler.db import relief_rows
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.db import tables
 from tests.unit.db import test_store
@@ -109,6 +110,99 @@ class ReliefDueTest(test_store.StoreTestBase):
         self.complete(rec, 'i1')
         [due] = self.due()
         self.assertEqual(({}, 'balance'), (due['expected'], due['goal']))
+
+
+class ReliefChecksTest(test_store.StoreTestBase):
+    """The recent checks leveling learns from (``relief_checks``)."""
+
+    def setUp(self):
+        super().setUp()
+        self.clock = self.useFixture(utils_fixture.TimeFixture(NOW))
+
+    at, complete = ReliefDueTest.at, ReliefDueTest.complete
+
+    def checked(self, rec, instance, source='h1', **result):
+        self.assertTrue(self.store.save_relief(rec['id'], instance, dict(
+            {'status': db_store.CHECKED, 'held': True, 'source': source},
+            **result)))
+
+    def checks(self, minutes, completed_minutes):
+        now = timeutils.utcnow()
+        return self.store.relief_checks(
+            now - datetime.timedelta(minutes=minutes),
+            now - datetime.timedelta(minutes=completed_minutes))
+
+    def test_recent_checks_with_their_time_source_and_load_stayed(self):
+        rec = self.record(*(planned(f'i{n}') for n in range(1, 6)))
+        for n in range(1, 6):
+            self.complete(rec, f'i{n}')
+        self.at(10)
+        self.checked(rec, 'i1', load_stayed=True)
+        self.checked(rec, 'i2', source='h7', load_stayed=False)
+        # Checked without the instance's load.
+        self.checked(rec, 'i3')
+        # Not checked: nothing to learn from.
+        self.store.save_relief(rec['id'], 'i4', {
+            'status': db_store.NO_SAMPLE, 'detail': 'no CPU sample of h2',
+            'source': 'h1'})
+        seconds = relief_rows.epoch(timeutils.utcnow())
+        self.assertCountEqual(
+            [(seconds, 'h1', True), (seconds, 'h7', False),
+             (seconds, 'h1', None)],
+            self.checks(60, 60))
+        self.assertEqual(
+            (NOW + datetime.timedelta(minutes=10)).replace(
+                tzinfo=datetime.timezone.utc).timestamp(), seconds)
+
+    def test_only_checks_made_since_the_time_given(self):
+        rec = self.record(planned('i1'), planned('i2'))
+        self.complete(rec, 'i1')
+        self.complete(rec, 'i2')
+        self.at(10)
+        self.checked(rec, 'i1', load_stayed=True)
+        self.at(30)
+        self.checked(rec, 'i2', load_stayed=True)
+        self.assertEqual([(relief_rows.epoch(timeutils.utcnow()), 'h1',
+                           True)], self.checks(29, 120))
+        self.assertEqual(2, len(self.checks(30, 120)))
+
+    def test_only_moves_completed_since_the_bound_are_read(self):
+        # The bound on the moves' completion keeps the query recent: a
+        # check of a move completed before it is not read.
+        rec = self.record(planned('i1'), planned('i2'))
+        self.complete(rec, 'i1')
+        self.at(5)
+        self.complete(rec, 'i2')
+        self.at(10)
+        self.checked(rec, 'i1', load_stayed=False)
+        self.checked(rec, 'i2', load_stayed=True)
+        self.assertEqual([True], [c[2] for c in self.checks(60, 10)])
+        self.assertCountEqual([False, True],
+                              [c[2] for c in self.checks(60, 15)])
+
+    def test_checks_stored_without_their_source_are_left_out(self):
+        rec = self.record(planned('i1'), planned('i2'), planned('i3'))
+        for instance in ('i1', 'i2', 'i3'):
+            self.complete(rec, instance)
+        self.at(10)
+        # As stored before the source was: skipped.
+        self.assertTrue(self.store.save_relief(rec['id'], 'i1', {
+            'status': db_store.CHECKED, 'held': True}))
+        self.checked(rec, 'i2', load_stayed=True)
+        with self.store.engine.begin() as conn:
+            # Unreadable: no time, or not JSON.
+            conn.execute(tables.moves.update().where(
+                tables.moves.c.instance == 'i3').values(
+                relief_check='not json'))
+        self.assertEqual([('h1', True)],
+                         [c[1:] for c in self.checks(60, 60)])
+        with self.store.engine.begin() as conn:
+            conn.execute(tables.moves.update().where(
+                tables.moves.c.instance == 'i3').values(
+                relief_check=json.dumps({'status': 'checked',
+                                         'source': 'h1'})))
+        self.assertEqual([('h1', True)],
+                         [c[1:] for c in self.checks(60, 60)])
 
 
 class MigrationTest(testtools.TestCase):

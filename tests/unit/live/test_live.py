@@ -97,6 +97,17 @@ class HostSnapshotTest(testtools.TestCase):
             self.assertEqual((level, model.ON),
                              (host.power_level, host.power))
 
+    def test_whether_the_loads_moved_off_it_stayed(self):
+        self.assertIsNone(self.snapshot(None).loads_stayed)
+        rows = live.HostRows(
+            name='h1', node=mock.Mock(vcpus=10, memory_mb=8192),
+            service={'disabled': False}, cell=None, up=True, aggregates=[])
+        host = live.host_snapshot(
+            rows, None, aggregate_settings.HostSettings(
+                'global', None, 80, 90, False), model.PlannerConfig(),
+            loads_stayed=(3, 20))
+        self.assertEqual((3, 20), host.loads_stayed)
+
     def test_contention_in_percent_of_its_cpus(self):
         # 2.5 cores waiting on 10 CPUs: a quarter more demand than CPUs.
         status = metrics.HostStatus('h1', 100.0, None, 1, (100.0,), False,
@@ -197,7 +208,7 @@ class BuildSnapshotTest(testtools.TestCase):
             live.InstanceFacts(2, 512), None, None)
 
     def build(self, rows, loads, statuses, trends=None, migrations=(),
-              refused=None):
+              refused=None, stayed=None):
         cloud = live.Cloud(
             hosts={name: live.HostRows(
                 name=name, node=mock.Mock(vcpus=10, memory_mb=8192),
@@ -208,7 +219,8 @@ class BuildSnapshotTest(testtools.TestCase):
             'global', None, 80, 90, False))
         return live.build_snapshot(cloud, settings, statuses, loads,
                                    model.PlannerConfig(), 3600, 3600, 0,
-                                   trends=trends, refused=refused)
+                                   trends=trends, refused=refused,
+                                   stayed=stayed)
 
     def test_a_move_refused_at_start_quarantines_nothing(self):
         self.useFixture(utils_fixture.TimeFixture(
@@ -224,6 +236,13 @@ class BuildSnapshotTest(testtools.TestCase):
         # h2; b's was a real failure: quarantined.
         self.assertEqual({uuids.a: (True, ('h2',)),
                           uuids.b: (False, ())}, got)
+
+    def test_each_hosts_loads_stayed(self):
+        snapshot = self.build([], {}, {}, stayed={'h1': (4, 21)})
+        self.assertEqual({'h1': (4, 21), 'h2': None},
+                         {name: host.loads_stayed
+                          for name, host in snapshot.hosts.items()})
+        self.assertIsNone(self.build([], {}, {}).hosts['h1'].loads_stayed)
 
     def test_trends_of_the_measured_instances(self):
         judged = metrics.HostStatus('h1', 50.0, None, 0, (50.0,), False, 'ok')

@@ -47,11 +47,12 @@ class PlanTest(test_rebalancer.PeriodTestCase):
         self.patched['approved'].return_value = self.approved
         self.patched['reserve'].return_value = self.snapshot
 
-    def plan(self, acting):
+    def plan(self, acting, **kwargs):
         rec = {}
         result = period_plan.plan(self.period.reader, mock.sentinel.context,
                                   mock.sentinel.config, rec,
-                                  mock.sentinel.windows, acting, set(), {})
+                                  mock.sentinel.windows, acting, set(), {},
+                                  **kwargs)
         return rec, result
 
     def planned_on(self):
@@ -82,11 +83,12 @@ class PlanTest(test_rebalancer.PeriodTestCase):
              self.period.reader.read.call_args.kwargs['queued']))
 
     def test_acting_starts_approved_recommendations(self):
-        rec, result = self.plan(acting=True)
+        # The instances of the moves checked by the next period measured.
+        rec, result = self.plan(acting=True, checking=frozenset({'i7'}))
         self.period.reader.read.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
             mock.sentinel.windows, all_instances=False, draining=set(),
-            power_rows={}, queued=frozenset())
+            power_rows={}, queued=frozenset(), checking=frozenset({'i7'}))
         self.patched['revalidate'].assert_called_once_with(
             self.store, self.snapshot)
         self.assertEqual(
@@ -118,7 +120,7 @@ class PlanTest(test_rebalancer.PeriodTestCase):
         self.period.reader.read.assert_called_once_with(
             mock.sentinel.context, mock.sentinel.config,
             mock.sentinel.windows, all_instances=True, draining=set(),
-            power_rows={}, queued=frozenset())
+            power_rows={}, queued=frozenset(), checking=frozenset())
         for name in ('revalidate', 'approved', 'reserve'):
             self.patched[name].assert_not_called()
         self.store.transition.assert_not_called()

@@ -49,7 +49,8 @@ class PeriodTestCase(testtools.TestCase):
             self.useFixture(fixtures.MockPatchObject(module, name))
         self.store = mock.Mock(**{'maintenance_hosts.return_value': {},
                                   'power_hosts.return_value': {},
-                                  'relief_due.return_value': []})
+                                  'relief_due.return_value': [],
+                                  'relief_checks.return_value': []})
         self.period = rebalancer.Rebalancer(
             mock.sentinel.host_manager, mock.sentinel.placement,
             mock.sentinel.servicegroup,
@@ -223,7 +224,7 @@ class LeadTest(PeriodTestCase):
             name: Instance(f'cell-{name}') for name in ('i0', 'i1', 'i2')})
 
         def plan(reader, context, config, rec, windows, acting, draining,
-                 power_rows, queued=frozenset()):
+                 power_rows, queued=frozenset(), checking=frozenset()):
             self.assertTrue(acting)
             rec['moves'] = [dict(m, outcome={'status': 'planned'}) for m in (
                 {'instance': p.instance, 'source': p.source,

@@ -8,8 +8,10 @@ from unittest import mock
 import fixtures
 import testtools
 from nova import objects
+from oslo_db import exception as db_exc
 from oslo_utils import fixture as utils_fixture
 
+from nova_drs_scheduler.db import relief_rows
 from nova_drs_scheduler.db import store as db_store
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning.goals import level
@@ -100,7 +102,7 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
             self.cloud, settings, self.windows.update.return_value,
             {'i1': 1.5}, self.planner_config, 100, 400, 200, set(),
             self.period.reader.trends, self.period.store.outcomes.return_value,
-            {'i1': 0.25}, frozenset())
+            {'i1': 0.25}, frozenset(), {})
         # The moves Nova refused at start within the quarantine time.
         self.period.store.outcomes.assert_called_once_with(
             executor.REFUSED, self.NOW - datetime.timedelta(seconds=400))
@@ -185,6 +187,53 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
         self.period.reader.source.instance_loads_within.assert_called_once_with(
             mock.sentinel.context, [self.instances['i1'],
                                     self.instances['i3']], 7)
+
+    def test_the_instances_of_moves_checked_are_read_and_measured(self):
+        # i5 is on h2 (not over): read by uuid and measured all the same;
+        # i7 left (not read): not asked about.
+        self.instances['i5'] = mock.Mock(host='h2', uuid='i5')
+        self.period.reader.source.instance_loads_within.return_value = (
+            sources_base.Measured({'i1': 1.5, 'i5': 0.75}))
+        _snapshot, cloud, _levels, _late = self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False,
+            checking=frozenset({'i5', 'i7'}))
+        self.read_instances.assert_called_once_with(
+            mock.sentinel.context, self.cloud, {'h1'}, {'i9', 'i5', 'i7'})
+        self.period.reader.source.instance_loads_within.assert_called_once_with(
+            mock.sentinel.context, [self.instances['i1'],
+                                    self.instances['i5']], 7)
+        # What the relief checks read.
+        self.assertEqual({'i1': 1.5, 'i5': 0.75}, cloud.loads)
+
+    def test_each_hosts_loads_stayed_from_the_stored_checks(self):
+        # h1: two moves off it checked lately, one of whose loads stayed.
+        seconds = relief_rows.epoch(self.NOW)
+        self.period.store.relief_checks.return_value = [
+            (seconds - 100, 'h1', True), (seconds - 50, 'h1', False),
+            (seconds - 8000, 'h2', True)]
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0.5)
+        host_snapshot = self.host_snapshots()
+        sources = self.useFixture(fixtures.MockPatchObject(
+            level, 'leveling_sources', return_value=set())).mock
+        self.snapshot()
+        names = {id(rows): name for name, rows in self.rows.items()}
+        # Leveling's choice of sources learns it too.
+        self.assertEqual(
+            {'h1': (1, 2), 'h2': None, 'h3': None},
+            {names[id(call.args[0])]: call.kwargs['loads_stayed']
+             for call in host_snapshot.call_args_list})
+        self.assertTrue(sources.called)
+        self.assertEqual({'h1': (1, 2)}, self.build.call_args.args[13])
+        since = self.NOW - datetime.timedelta(hours=2)
+        self.period.store.relief_checks.assert_called_once_with(
+            since, since - datetime.timedelta(seconds=1800))
+
+    def test_unreadable_checks_leave_the_hosts_unknown(self):
+        self.period.store.relief_checks.side_effect = db_exc.DBError('gone')
+        self.snapshot()
+        self.assertEqual({}, self.build.call_args.args[13])
+        self.assertIn('DRS cannot read the relief checks', self.log.output)
 
     def power(self, power_level, power_rows=None):
         """A period read with h1's aggregate at ``power_level``
