@@ -58,8 +58,6 @@ def unsteady(hosts: Mapping[str, model.HostSnapshot],
     of the last :data:`.relief.LEARN_SECONDS` (at least
     :data:`.relief.LEARN_MIN_CHECKS`), fewer than ``level_steady_share``
     found the moved instance still carrying half its load."""
-    if config.level_steady_share <= 0:
-        return {}
     counts = collections.defaultdict(lambda: [0, 0])
     for host in hosts.values():
         if host.loads_stayed and balanced(host):

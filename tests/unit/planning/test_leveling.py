@@ -509,6 +509,11 @@ class LearnedFromReliefTest(testtools.TestCase):
     def test_too_few_checks_say_nothing(self):
         self.assertEqual(1, len(self.learned((0, 19)).moves))
         self.assertEqual((), self.learned((0, 20)).moves)
+        self.assertEqual((), self.learned((17, 40)).moves)
+
+    def test_more_than_the_share_stayed_levels(self):
+        for counts in ((20, 20), (30, 40)):
+            self.assertEqual(1, len(self.learned(counts).moves), counts)
 
     def test_the_share_is_an_option_and_zero_never_stops(self):
         self.assertEqual((), self.learned((11, 20),
@@ -552,11 +557,11 @@ class RankedAtProjectionTest(testtools.TestCase):
     """Where moved loads do not stay, a host's past swing says nothing
     of its next: destinations are ranked at their projection alone."""
 
-    def relieved(self, counts):
+    def relieved(self, counts, swingy=40.0):
         hosts = [h.host('src', 90.0, counter=1, cpu_deviation=0.0,
                         loads_stayed=counts),
                  h.host('smooth', 50.0, cpu_deviation=0.0),
-                 h.host('swingy', 40.0, cpu_deviation=10.0)]
+                 h.host('swingy', swingy, cpu_deviation=10.0)]
         snap = h.snapshot(hosts, [h.instance('i', 'src', 2.0)],
                           benefit_horizon=0, level_gap=0)
         return [(m.instance, m.destination)
@@ -569,3 +574,9 @@ class RankedAtProjectionTest(testtools.TestCase):
 
     def test_unsteady_pool_takes_the_coolest(self):
         self.assertEqual([('i', 'swingy')], self.relieved((8, 20)))
+
+    def test_unsteady_pool_does_not_favour_the_swingy_host_either(self):
+        # swingy at 52 % ends at 72 %, smooth at 70 %: the projection
+        # alone picks smooth; the swing counts neither way.
+        self.assertEqual([('i', 'smooth')],
+                         self.relieved((8, 20), swingy=52.0))
