@@ -190,13 +190,14 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
 
     def test_the_instances_of_moves_checked_are_read_and_measured(self):
         # i5 is on h2 (not over): read by uuid and measured all the same;
-        # i7 left (not read): not asked about.
+        # i7 left (not read): not asked about; i9, named for itself too,
+        # is read once.
         self.instances['i5'] = mock.Mock(host='h2', uuid='i5')
         self.period.reader.source.instance_loads_within.return_value = (
             sources_base.Measured({'i1': 1.5, 'i5': 0.75}))
         _snapshot, cloud, _levels, _late = self.period.reader.read(
             mock.sentinel.context, self.planner_config, self.windows, False,
-            checking=frozenset({'i5', 'i7'}))
+            checking=frozenset({'i5', 'i7', 'i9'}))
         self.read_instances.assert_called_once_with(
             mock.sentinel.context, self.cloud, {'h1'}, {'i9', 'i5', 'i7'})
         self.period.reader.source.instance_loads_within.assert_called_once_with(
