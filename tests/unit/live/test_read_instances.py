@@ -162,6 +162,20 @@ class ReadInstancesTest(test.TestCase):
              took_back.uuid: live.InstanceFacts(2, 512, None, None),
              plain.uuid: live.InstanceFacts(2, 512, None, None)}, facts)
 
+    def test_an_opt_out_is_joined_to_its_own_instance_only(self):
+        # Opted-out instances on either side of a plain one in uuid order
+        # (random uuids would leave the order to chance).
+        low, mid, high = (f'{digit * 8}-0000-4000-8000-000000000000'
+                          for digit in '18f')
+        self.add('h1', uuid=low, metadata={'drs_exclude': 'true'})
+        self.add('h1', uuid=mid)
+        self.add('h1', uuid=high, metadata={'drs_exclude': 'yes'})
+        live.read_instances(self.ctxt, self.cloud, hosts={'h1'})
+        self.assertEqual(
+            {low: 'true', mid: None, high: 'yes'},
+            {uuid: found.facts.instance_opt_out
+             for uuid, found in self.cloud.instances.items()})
+
     def test_facts_are_the_current_flavor(self):
         # A resize in progress: the row's vcpus and the current flavor are
         # what Nova's Instance.flavor gives, not the new flavor.
