@@ -52,9 +52,19 @@ def leveling_pools(hosts: Mapping[str, model.HostSnapshot],
     rate), or power management packed it (:func:`packed`), which a
     reaction to violations alone would spread again only once hosts are
     over; unless its moved loads do not stay (:func:`.working.unsteady`)."""
-    bursty = working.unsteady(hosts, config)
-    return {pool: why for pool, why in _wanted(hosts, config).items()
-            if pool not in bursty}
+    return _split(hosts, config, working.unsteady(hosts, config))[0]
+
+
+def _split(hosts, config, bursty) -> tuple[dict, list]:
+    """``(why each pool levels, notes on the pools that would but whose
+    moved loads do not stay)``, ``bursty`` being :func:`.working.unsteady`'s
+    verdict."""
+    wanted = _wanted(hosts, config)
+    why = {pool: w for pool, w in wanted.items() if pool not in bursty}
+    notes = [f'pool {pool or "global"}: no leveling though {wanted[pool]}: '
+             f'its moved loads do not stay, {bursty[pool]}'
+             for pool in sorted(set(wanted) - set(why), key=str)]
+    return why, notes
 
 
 def _wanted(hosts, config) -> dict:
@@ -106,13 +116,8 @@ def run(work: working.Working) -> None:
     cfg = work.config
     if not work.policy.levels or cfg.level_gap <= 0:
         return
-    wanted = _wanted(work.hosts, cfg)
-    bursty = work.unsteady
-    why = {pool: w for pool, w in wanted.items() if pool not in bursty}
-    for pool in sorted(set(wanted) - set(why), key=str):
-        work.notes.append(f'pool {pool or "global"}: no leveling though '
-                          f'{wanted[pool]}: its moved loads do not stay, '
-                          f'{bursty[pool]}')
+    why, notes = _split(work.hosts, cfg, work.unsteady)
+    work.notes.extend(notes)
     done = {n for n, h in work.hosts.items() if work.pool(h) not in why}
     while (work.snapshot.inflight_total + len(work.moves)
            < cfg.max_concurrent_migrations):

@@ -138,23 +138,29 @@ class LevelingTest(base.RebalanceTestBase):
     """
 
     DRS = {'benefit_horizon': 0}
+    LOW = {'host1': 56, 'host2': 30, 'host3': 10}
+    HIGH = {'host1': 76, 'host2': 50, 'host3': 30}
+
+    def _rises(self, loads, count):
+        """``count`` periods at LOW then HIGH: each a rise of 20 points on
+        every host, worth ln 2 an hour with the 1 h half-life."""
+        records = []
+        for _ in range(count):
+            records += [self._period(self.LOW, loads),
+                        self._period(self.HIGH, loads)]
+        return records
 
     def test_levels_once_the_load_jumps_often_enough(self):
         servers = [self._boot('host1') for _ in range(2)]
         loads = dict.fromkeys(servers, 1.0)
-        low = {'host1': 56, 'host2': 30, 'host3': 10}
-        high = {'host1': 76, 'host2': 50, 'host3': 30}
-        # Each low -> high period is a rise of 20 points on every host,
-        # worth ln 2 an hour with the 1 h half-life: four make 2.8 a host
-        # and hour, under level_rise_rate (3), and nothing moves.
-        records = []
-        for _ in range(4):
-            records += [self._period(low, loads), self._period(high, loads)]
+        # Four rises make 2.8 a host and hour, under level_rise_rate (3),
+        # and nothing moves.
+        records = self._rises(loads, 4)
         self.assertEqual([], [m for r in records for m in r['moves']])
-        self._period(low, loads)
+        self._period(self.LOW, loads)
         # The fifth makes 3.5: host1 at 76 % (within 10 points of 80 %, not
         # over it) sends an instance to the coolest host.
-        record = self._settle(self._period(high, loads))
+        record = self._settle(self._period(self.HIGH, loads))
         self.assertFalse(self._verdict(record, 'host1')['violated'])
         self.assertEqual(1, len(record['moves']))
         move = record['moves'][0]
@@ -188,12 +194,7 @@ class LevelingTest(base.RebalanceTestBase):
                 'status': 'checked', 'held': True, 'source': 'host1',
                 'instance_cores': 0.1, 'load_stayed': False})
         servers = [self._boot('host1') for _ in range(2)]
-        loads = dict.fromkeys(servers, 1.0)
-        low = {'host1': 56, 'host2': 30, 'host3': 10}
-        high = {'host1': 76, 'host2': 50, 'host3': 30}
-        records = []
-        for _ in range(5):
-            records += [self._period(low, loads), self._period(high, loads)]
+        records = self._rises(dict.fromkeys(servers, 1.0), 5)
         # The rise rate is there (3.5 an hour), as in the test above; the
         # moved loads did not stay: nothing moves, and the plan says why.
         self.assertEqual([], [m for r in records for m in r['moves']])

@@ -813,6 +813,17 @@ class StandbyTest(testtools.TestCase):
         self.assertEqual(['B'], [a.pool for a in result.actions])
 
 
+
+def three_at_70(cpu_a, **a_fields):
+    """Hosts a, b and c at ``cpu_threshold`` 70 (ceiling 65), a at
+    ``cpu_a`` with one instance carrying it all, b and c at 10 %."""
+    return snap([host('a', cpu_a, cpu_threshold=70.0, **a_fields),
+                 host('b', 10.0, cpu_threshold=70.0),
+                 host('c', 10.0, cpu_threshold=70.0)],
+                [h.instance('a1', 'a', cpu_a / 10, memory_mb=8192),
+                 h.instance('b1', 'b', 1.0, memory_mb=1024),
+                 h.instance('c1', 'c', 1.0, memory_mb=2048)])
+
 class CeilingTest(testtools.TestCase):
     """Every host stays under its threshold less the margin at the
     forecast: a standby's placement and a wake judge each host."""
@@ -840,17 +851,11 @@ class CeilingTest(testtools.TestCase):
                       'forecast', result.pools[0].reason)
 
     def test_a_host_left_over_its_ceiling_refuses_the_standby(self):
-        hosts = [host('a', 60.0, cpu_threshold=70.0),
-                 host('b', 10.0, cpu_threshold=70.0),
-                 host('c', 10.0, cpu_threshold=70.0)]
-        instances = [h.instance('a1', 'a', 6.0, memory_mb=8192),
-                     h.instance('b1', 'b', 1.0, memory_mb=1024),
-                     h.instance('c1', 'c', 1.0, memory_mb=2048)]
-        result = plan(snap(hosts, instances), steady({None: 8.0}))
+        result = plan(three_at_70(60.0), steady({None: 8.0}))
         self.assertEqual(['b'], first(result))
         # 8 cores forecast at 9: a, which receives nothing, would be at
         # 67.5 %; the pool's mean (30 %) is far under the band.
-        result = plan(snap(hosts, instances), steady({None: 9.0}))
+        result = plan(three_at_70(60.0), steady({None: 9.0}))
         self.assertEqual((), result.actions)
         reason = result.pools[0].reason
         self.assertIn('b: host a forecast at 67.5%, over its threshold less '
@@ -859,30 +864,19 @@ class CeilingTest(testtools.TestCase):
         self.assertIn('a: instance a1 has no allowed destination', reason)
 
     def test_exactly_at_its_ceiling_is_under_it(self):
-        def three(cpu_a):
-            return snap([host('a', cpu_a, cpu_threshold=70.0),
-                         host('b', 10.0, cpu_threshold=70.0),
-                         host('c', 10.0, cpu_threshold=70.0)],
-                        [h.instance('a1', 'a', cpu_a / 10, memory_mb=8192),
-                         h.instance('b1', 'b', 1.0, memory_mb=1024),
-                         h.instance('c1', 'c', 1.0, memory_mb=2048)])
         # A forecast under the demand now: the demand now, no growth.
         below = forecast.Forecast(time=0.0, level=8.0, trend=0.0,
                                   variance=0.0, step=300.0, samples=9)
-        self.assertEqual(['b'], first(plan(three(65.0), {None: below})))
-        result = plan(three(65.1), {None: below})
+        self.assertEqual(['b'], first(plan(three_at_70(65.0),
+                                           {None: below})))
+        result = plan(three_at_70(65.1), {None: below})
         self.assertEqual((), result.actions)
         self.assertIn('b: host a forecast at 65.1%', result.pools[0].reason)
 
     def test_a_hosts_deviation_is_added_at_the_forecast(self):
         # a at 60 % strays by 6 points: 66 % at the forecast, over 65.
-        hosts = [host('a', 60.0, cpu_threshold=70.0, cpu_deviation=6.0),
-                 host('b', 10.0, cpu_threshold=70.0),
-                 host('c', 10.0, cpu_threshold=70.0)]
-        instances = [h.instance('a1', 'a', 6.0, memory_mb=8192),
-                     h.instance('b1', 'b', 1.0, memory_mb=1024),
-                     h.instance('c1', 'c', 1.0, memory_mb=2048)]
-        result = plan(snap(hosts, instances), steady({None: 8.0}))
+        result = plan(three_at_70(60.0, cpu_deviation=6.0),
+                      steady({None: 8.0}))
         self.assertEqual((), result.actions)
         self.assertIn('b: host a forecast at 66.0%, over its threshold less '
                       'the margin 65%', result.pools[0].reason)
