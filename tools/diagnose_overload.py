@@ -23,7 +23,10 @@ simulator's first metric) by what the planner recorded:
   partial relief and why no further move was planned.
 
 It also counts the planned moves made inside the margin (the ``balanced``
-policy's second pass in a warm pool, ``expected['inside_margin']``).
+policy's second stage, in a warm pool or off a starved host,
+``expected['inside_margin']``), and those past the destination's
+threshold (its last stage, off a host far past its CPUs,
+``expected['past_threshold']``).
 
 Run in the simulator's virtualenv (``tox -e bench-rebalance``'s, or any
 with the package installed), with the simulator's own options::
@@ -46,8 +49,10 @@ from nova_drs_scheduler.simulate import strategies
 _NOTE = re.compile(r'^host (?P<host>\S+): (?P<head>violated, no move|still '
                    r'projected over after \d+ move\(s\), no further move): '
                    r'(?P<detail>.*)$')
-#: Where a note gives the refusals of the second pass, inside the margin.
+#: Where a note gives the refusals of the second stage, inside the
+#: margin, and of the last, past the threshold.
 _INSIDE = '; inside the margin: '
+_PAST = '; past the threshold: '
 #: Instance names may hold spaces; rules do not.
 _INSTANCE = re.compile(r'^instance .+?: (?P<rules>\d+x \S+(?:, \d+x \S+)*|'
                        r'no allowed destination)$')
@@ -70,8 +75,13 @@ def reason(detail: str) -> str:
     ``no destination: margin+no-return``, or ``none allowed`` when only
     those refused them.  When the pool was warm and the second pass, inside
     the margin, found nothing either, its rules follow:
-    ``no destination: margin; inside it: came-from+graded-margin``.
+    ``no destination: margin; inside it: came-from+graded-margin``; and
+    so for the last stage, past the threshold (``past it: near-full``).
     """
+    if _PAST in detail:
+        before, past = detail.split(_PAST, 1)
+        return (f'{reason(before)}; past it: '
+                f'{reason(past).removeprefix("no destination: ")}')
     if _INSIDE in detail:
         outside, inside = detail.split(_INSIDE, 1)
         return (f'{reason(outside)}; inside it: '
@@ -113,7 +123,8 @@ class Recorder(strategies.PlannerStrategy):
         super().__init__(config, policy)
         self.counts = collections.Counter()
         self.episodes = collections.Counter()
-        #: Planned moves, and those made inside the margin.
+        #: Planned moves, those made inside the margin, and those past
+        #: the destination's threshold.
         self.moves = collections.Counter()
         self._last = None
         self._length = collections.Counter()
@@ -124,6 +135,8 @@ class Recorder(strategies.PlannerStrategy):
         self.moves['planned'] += len(result.moves)
         self.moves['inside the margin'] += sum(
             bool(m.expected.get('inside_margin')) for m in result.moves)
+        self.moves['past the threshold'] += sum(
+            bool(m.expected.get('past_threshold')) for m in result.moves)
         notes = {}
         for note in result.notes:
             match = _NOTE.match(note)
@@ -214,6 +227,9 @@ def markdown(results: list) -> str:
     lines.append('| planned moves inside the margin | ' + ' | '.join(
         f"{r['moves']['inside the margin']} of {r['moves']['planned']}"
         for r in results) + ' |')
+    lines.append("| of those, past the destination's threshold | "
+                 + ' | '.join(str(r['moves'].get('past the threshold', 0))
+                              for r in results) + ' |')
     lines.append('| DRS-caused (any period of an episode) | ' + ' | '.join(
         str(r['summary']['drs_caused_overloaded_host_periods'])
         for r in results) + ' |')

@@ -16,22 +16,24 @@ def apply(work: working.Working, source: model.HostSnapshot,
           failed: list, reason: str | None = None,
           goal: str = model.BALANCE,
           estimate: benefit.Estimate | None = None,
-          inside: bool = False) -> None:
+          stage: str | None = search.AT_MARGIN) -> None:
     """Record the move of ``option`` and take it into ``work``.
 
     ``scored`` and ``failed``: the other instances' options and refusals
     (:func:`.goals.relieve.run`'s); ``reason``: the goal's own, or the
-    source's verdict and the policy's description.
+    source's verdict and the policy's description; ``stage``: the
+    search's (:data:`.search.INSIDE`, :data:`.search.PAST`).
     """
     removal = option.removal
     instance = removal.instance
     dest = option.destination.name
     rejected = list(found.rejected)
-    search.explain(work, source, removal, found, inside, record=rejected)
-    # A second pass may still choose a host outside the margin.
-    inside = inside and search.outside(
-        work, option.destination, option.destination_cpu,
-        option.destination_ram)[0] == base.MARGIN
+    search.explain(work, source, removal, found, stage, record=rejected)
+    # A later stage may still choose a host an earlier one takes.
+    at = (option.destination, option.destination_cpu, option.destination_ram)
+    inside = stage is not None and search.outside(work, *at)[0] == base.MARGIN
+    past = (inside and stage == search.PAST
+            and search.inside_margin(work, source, *at)[0] is not None)
     expected = {'source_cpu': removal.cpu,
                 'destination_cpu': option.destination_cpu,
                 'improvement': option.improvement,
@@ -39,6 +41,8 @@ def apply(work: working.Working, source: model.HostSnapshot,
     if inside:
         expected.update(inside_margin=True, graded_margin=round(
             search.margin_inside(work, source), 3))
+    if past:
+        expected['past_threshold'] = True
     if work.cpu[source.name] is not None and goal != model.DRAIN:
         expected['source_cpu_before'] = work.cpu[source.name]
     if estimate is not None:
@@ -57,7 +61,9 @@ def apply(work: working.Working, source: model.HostSnapshot,
         instance=instance.uuid, source=source.name, destination=dest,
         reason=reason or (f'{work.verdicts[source.name].reason}; '
                           f'{work.policy.describe(option, work.config)}'
-                          + (search.inside_reason(work, source, option)
+                          + (search.past_reason(work, source, option)
+                             if past else
+                             search.inside_reason(work, source, option)
                              if inside else '')),
         expected=expected, alternatives=tuple(alternatives),
         rejected=tuple(rejected), memory_mb=instance.memory_mb,
@@ -77,7 +83,8 @@ def apply(work: working.Working, source: model.HostSnapshot,
     work.moved.add(instance.uuid)
     work.view = dataclasses.replace(work.snapshot,
                                     planned=tuple(work.moves))
-    work.enter(dest)
+    if work.barred[dest] is None:  # Not a violated host past the threshold.
+        work.enter(dest)
     work.unreachable_by_pool.clear()
 
 

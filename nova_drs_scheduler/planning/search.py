@@ -4,7 +4,9 @@ host it did not choose was refused.
 A destination passes the planner's rails (judged, not violated, in the
 source's pool, a free slot; not a host the instance left lately or where
 Nova refused it at start) and the policy, at the margin or, in a warm
-pool, inside it at the graded margin (:func:`graded`).
+pool, inside it at the graded margin (:func:`graded`).  Off a host far
+past its CPUs, a last stage takes hosts past their threshold too
+(:func:`past_threshold`).
 """
 
 import collections
@@ -15,8 +17,24 @@ from nova_drs_scheduler.planning import reasons
 from nova_drs_scheduler.planning import working
 from nova_drs_scheduler.planning.policies import base
 
-#: How a note introduces the second pass's refusals (inside the margin).
-INSIDE = 'inside the margin'
+#: The stages of a search, in the order a violated host tries them, each
+#: also how a note introduces its refusals: at the margin; inside it (a
+#: warm pool, or a starved source); past a destination's threshold (a
+#: source far past its CPUs, :data:`PAST_DEMAND`).
+AT_MARGIN, INSIDE, PAST = None, 'inside the margin', 'past the threshold'
+
+#: CPU demand, percent of its CPUs, from which a host may send past a
+#: destination's threshold (:func:`past_threshold`).  Closer to 100 % it
+#: loses little, and what it sends keeps its destination past its
+#: threshold once the peak is over: on the benchmark's shared peak, from
+#: 100 % the stage took unserved demand down by two thirds for 9 % more
+#: overloaded host-periods; from 110 % by two fifths for 3 % more
+#: (doc/benchmarks-balancing.md).
+PAST_DEMAND = 110.0
+
+#: The rule refusing a destination past its threshold: it would end
+#: within ``margin`` of its CPUs, or starved, or past its RAM threshold.
+NEAR_FULL = 'near-full'
 
 #: The rule barring a host from a move inside the margin: one of the
 #: source's instances came from it within ``no_return_time``.
@@ -34,23 +52,25 @@ _BARRED_DETAIL = {
 
 def search(work: working.Working, source: model.HostSnapshot,
            removal: base.Removal, allowed: set | None,
-           inside: bool) -> tuple[base.Option | None, collections.Counter]:
+           stage: str | None) -> tuple[base.Option | None,
+                                       collections.Counter]:
     """The policy's preferred destination for one removal among the
     indexed hosts of the source's pool (and in ``allowed`` if given);
-    ``inside``: among those and the hosts resting at the margin, judged
-    by :func:`inside_margin`.
+    :data:`INSIDE`: among those and the hosts resting at the margin,
+    judged by :func:`inside_margin`; :data:`PAST`: among those and the
+    violated ones, judged by :func:`past_threshold`.
 
     Returns ``(option or None, Counter of rules refusing the hosts
     scanned)``.  Scans in floor order and stops at the first host whose
-    floor cannot beat the best projected score (inside the margin,
+    floor cannot beat the best projected score (past the first stage,
     every host: a resting host has no floor).
     """
     cores = removal.instance.cpu_cores
     memory = removal.instance.memory_mb
-    decide = _decide(work, source, inside)
+    decide = _decide(work, source, stage)
     hosts = work.hosts
     pool = work.pool(source)
-    order = (_inside_hosts(work, pool) if inside
+    order = (_open_hosts(work, source, stage) if stage
              else work.order.get(pool, ()))
     left = barred_for(work, removal.instance)
     refused = collections.Counter()
@@ -102,8 +122,29 @@ def inside_margin(work: working.Working, source: model.HostSnapshot,
                               margin_inside(work, source))
 
 
-def _decide(work, source, inside):
-    if inside:
+def past_threshold(work: working.Working, source: model.HostSnapshot,
+                   host: model.HostSnapshot, cpu: float,
+                   ram: float | None) -> tuple:
+    """``(rule, score)`` of a destination for a move off a host far past
+    its CPUs, once no host under its threshold takes the instance: it
+    may end past its threshold, but more than ``margin`` under its CPUs
+    and not starved (a host at 90 % serves its tenants, one at 120 %
+    does not), under its RAM threshold, and never a host one of the
+    source's instances came from.  A host already past its threshold
+    comes first: the move adds no host past it."""
+    if host.name in work.came_from[source.name]:
+        return CAME_FROM, 0.0
+    if (host.starved or cpu >= 100.0 - work.config.margin
+            or (ram is not None and ram >= host.ram_threshold)):
+        return NEAR_FULL, 0.0
+    crossing = work.cpu[host.name] + work.lag[host.name] <= host.cpu_threshold
+    return None, (crossing, base.pressure(host, cpu, ram))
+
+
+def _decide(work, source, stage):
+    if stage == PAST:
+        return functools.partial(past_threshold, work, source)
+    if stage:
         return functools.partial(inside_margin, work, source)
     return functools.partial(outside, work)
 
@@ -127,15 +168,24 @@ def margin_inside(work: working.Working, source: model.HostSnapshot
     return 0.0 if source.starved else graded(work, work.pool(source))
 
 
-def _inside_hosts(work, pool) -> list:
-    """``(None, name)`` of the pool's destinations inside the margin:
-    the indexed ones and those resting at the margin with a free slot,
-    by name."""
-    per_host = work.config.max_concurrent_migrations_per_host
+#: Per stage past the first, the rules of the hosts it opens (given a
+#: free slot): inside the margin, those resting at it; past the
+#: threshold, the violated ones too.
+_OPENED = {INSIDE: (base.MARGIN,), PAST: (base.MARGIN, 'violated')}
+
+
+def _open_hosts(work, source, stage) -> list:
+    """``(None, name)`` of the destinations in ``source``'s pool at
+    ``stage``: the indexed ones and those the stage opens
+    (:func:`_held`), by name."""
+    pool = work.pool(source)
     names = [name for _, name in work.order.get(pool, ())]
-    names += [name for name, rule in work.resting.items()
-              if rule == base.MARGIN and work.busy[name] < per_host
-              and work.pool(work.hosts[name]) == pool]
+    for name, host in work.hosts.items():
+        rule = work.barred[name] or work.resting.get(name)
+        if (rule in _OPENED[stage] and name != source.name
+                and work.pool(host) == pool
+                and _held(work, name, rule, stage) is None):
+            names.append(name)
     return [(None, name) for name in sorted(names)]
 
 
@@ -151,56 +201,64 @@ def barred_for(work: working.Working,
 
 
 def unreachable(work: working.Working, source: model.HostSnapshot,
-                inside: bool) -> collections.Counter:
+                stage: str | None) -> collections.Counter:
     """Per rule, the hosts refused for any instance of ``source``: all
     but the hosts of its pool that :func:`search` scans and counts.
 
     Cached per pool until the next planned move changes a host."""
     pool = work.pool(source)
-    counts = work.unreachable_by_pool.get((pool, inside))
+    counts = work.unreachable_by_pool.get((pool, stage))
     if counts is None:
-        per_host = work.config.max_concurrent_migrations_per_host
         counts = collections.Counter()
         for name, host in work.hosts.items():
-            rule = work.barred[name] or (
+            rule = _held(work, name, work.barred[name] or (
                 'pool' if work.pool(host) != pool
-                else work.resting.get(name))
-            if inside and rule == base.MARGIN:
-                rule = (None if work.busy[name] < per_host
-                        else 'limit:per-host')
+                else work.resting.get(name)), stage)
             if rule:
                 counts[rule] += 1
-        work.unreachable_by_pool[pool, inside] = counts
-    return counts - collections.Counter({work.barred[source.name]: 1})
+        work.unreachable_by_pool[pool, stage] = counts
+    return counts - collections.Counter(
+        {_held(work, source.name, work.barred[source.name], stage): 1})
+
+
+def _held(work, name: str, rule: str | None, stage: str | None
+          ) -> str | None:
+    """The rule holding a host back at ``stage``: ``rule``, unless the
+    stage opens it (:func:`_opens`); an opened host without a free slot
+    is held by the per-host limit."""
+    if stage and rule in _OPENED[stage]:
+        if work.busy[name] < work.config.max_concurrent_migrations_per_host:
+            return None
+        return 'limit:per-host'
+    return rule
 
 
 def explain(work: working.Working, source: model.HostSnapshot,
-            removal: base.Removal, found: model.Candidates, inside: bool,
-            record: list | None = None) -> collections.Counter:
+            removal: base.Removal, found: model.Candidates,
+            stage: str | None, record: list | None = None
+            ) -> collections.Counter:
     """Count, per rule, the hosts refused for one removal (the filters'
     rejections included); append a Rejection per planner refusal to
-    ``record`` when given; ``inside``: judged inside the margin.  Hot
-    when many moves are planned: locals."""
+    ``record`` when given; judged at ``stage``.  Hot when many moves are
+    planned: locals."""
     instance = removal.instance
     hosts, barred, resting = work.hosts, work.barred, work.resting
     pool = work.pool(source)
     left = barred_for(work, instance)
-    decide = _decide(work, source, inside)
-    per_host = work.config.max_concurrent_migrations_per_host
+    decide = _decide(work, source, stage)
     rules = collections.Counter(r.rule for r in found.rejected)
     for name in found.allowed:
         if name == source.name:
             continue
         rule, detail = barred.get(name, 'unknown-host'), ''
+        if stage == PAST and rule == 'violated':
+            rule = _held(work, name, rule, stage)
         if rule is None and name in left:
             rule = left[name]
             detail = _BARRED_DETAIL[rule]
         elif rule is None:
             host = hosts[name]
-            rule = resting.get(name)
-            if inside and rule == base.MARGIN:
-                rule = None if work.busy[name] < per_host else (
-                    'limit:per-host')
+            rule = _held(work, name, resting.get(name), stage)
             if work.pool(host) != pool:
                 rule, detail = 'pool', f'pool {host.pool}'
             elif rule == 'limit:per-host':
@@ -220,7 +278,7 @@ def explain(work: working.Working, source: model.HostSnapshot,
                 if rule == CAME_FROM:
                     detail += (f' (an instance of {source.name} came '
                                f'from it)')
-                elif inside:
+                elif stage == INSIDE:
                     detail += (f' (graded margin '
                                f'{margin_inside(work, source):.1f} points)')
         rules[rule] += 1
@@ -235,6 +293,20 @@ def _expected(work, host) -> str:
         return ''
     return (f' (expected load {host.cpu_expected:.1f}% > current '
             f'{host.cpu_percent:.1f}%)')
+
+
+def past_reason(work: working.Working, source: model.HostSnapshot,
+                option: base.Option) -> str:
+    """Why a move off ``source`` was made past its destination's
+    threshold, with the numbers."""
+    host = option.destination
+    return (f'; {PAST}: no allowed destination stays under its threshold, '
+            f'and host {source.name} is far past its CPUs (demand '
+            f'{work.demand(source):.1f}%, from {PAST_DEMAND:g}%): '
+            f'{host.name} ends '
+            + reasons.fmt('at', option.destination_cpu,
+                          option.destination_ram)
+            + f', more than {work.config.margin:g} points under its CPUs')
 
 
 def inside_reason(work: working.Working, source: model.HostSnapshot,

@@ -151,7 +151,7 @@ class Working:
         #: Unbarred host -> rule refusing it whatever the instance, at its
         #: current load (policy rule or in-flight limit); not indexed.
         self.resting = {}
-        #: (pool, inside) -> :func:`.search.unreachable`'s count, until
+        #: (pool, stage) -> :func:`.search.unreachable`'s count, until
         #: the next planned move changes a host.
         self.unreachable_by_pool = {}
         for name, rule in self.barred.items():
@@ -193,6 +193,12 @@ class Working:
         if self.pool(host) in self.unsteady:
             return self._at_projection
         return self.config
+
+    def demand(self, host: model.HostSnapshot) -> float:
+        """A judged host's CPU demand, percent of its CPUs, at the working
+        projection: its CPU and the contention a CPU capped at 100 %
+        cannot show."""
+        return self.cpu[host.name] + (host.cpu_contention or 0.0)
 
     def project(self, host: model.HostSnapshot, cores: float, memory: int,
                 outlook: bool = True) -> tuple[float, float | None]:

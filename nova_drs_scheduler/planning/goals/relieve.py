@@ -8,6 +8,9 @@ beat the best option (``Policy.bound``).  When the margin refused every
 destination and the pool is warm, or the host is starved, a policy that
 ``grades`` scores them again inside the margin: a warm pool must not turn
 the DRS off, and a host at 90 % hurts no one where one at 120 % does.
+When nothing under its threshold takes an instance of a host far past its
+CPUs, the last stage scores them past the threshold, on hosts that stay
+clear of their CPUs (:func:`.search.past_threshold`).
 """
 
 import collections
@@ -69,30 +72,47 @@ def _plan_host(work, source) -> None:
 
 def _choose(work, source, movable, head):
     """Score the policy's best-ranked instances; plan the winner, first
-    at the margin, then, off a starved host or in a warm pool (its graded
-    margin below ``margin``), inside it."""
-    cfg, policy = work.config, work.policy
+    at the margin, then at the later stages the source may try
+    (:func:`_tries`)."""
+    cfg = work.config
     removals = [work.removal(source, i) for i in movable]
-    ranked = policy.rank(removals, cfg)[:cfg.max_instances_evaluated]
-    scored, failed = _score(work, source, ranked)
-    inside = (not scored and policy.grades
-              and (source.starved
-                   or search.graded(work, work.pool(source)) < cfg.margin)
-              and any(rules[base.MARGIN] for _, rules in failed))
+    ranked = work.policy.rank(removals, cfg)[:cfg.max_instances_evaluated]
+    stage = search.AT_MARGIN
+    scored, failed = _score(work, source, ranked, stage)
     detail = reasons.failures(failed)
-    if inside:
-        scored, failed = _score(work, source, ranked, inside=True)
-        detail += f'; {search.INSIDE}: {reasons.failures(failed)}'
+    for later in (search.INSIDE, search.PAST):
+        if scored:
+            break
+        if _tries(work, source, later, failed):
+            stage = later
+            scored, failed = _score(work, source, ranked, stage)
+            detail += f'; {stage}: {reasons.failures(failed)}'
     if not scored:
         work.notes.append(f'{head}: {detail or "no instance ranked"}')
         return None
     _, option, found, estimate = scored[0]
     moves.apply(work, source, option, found, scored, failed,
-                estimate=estimate, inside=inside)
+                estimate=estimate, stage=stage)
     return option
 
 
-def _score(work, source, ranked, inside=False):
+def _tries(work, source, stage, failed) -> bool:
+    """Whether a host none of whose instances found a destination at the
+    stages before tries ``stage``, with a policy that ``grades``: inside
+    the margin, when the margin refused some destination and the host is
+    starved or its pool warm (its graded margin below ``margin``); past
+    the threshold, when its demand is :data:`.search.PAST_DEMAND` or
+    more."""
+    if not work.policy.grades:
+        return False
+    if stage == search.PAST:
+        return work.demand(source) >= search.PAST_DEMAND
+    return ((source.starved
+             or search.graded(work, work.pool(source)) < work.config.margin)
+            and any(rules[base.MARGIN] for _, rules in failed))
+
+
+def _score(work, source, ranked, stage):
     """``(scored, failed)``: each ranked removal's best option, with its
     key, candidates and estimate, best first; or the rules refusing it.
 
@@ -112,20 +132,20 @@ def _score(work, source, ranked, inside=False):
         if rule:
             failed.append((uuid, collections.Counter({rule: 1})))
             continue
-        option, refused = search.search(work, source, removal, None, inside)
+        option, refused = search.search(work, source, removal, None, stage)
         if option is None:
             if unreachable is None:
-                unreachable = search.unreachable(work, source, inside)
+                unreachable = search.unreachable(work, source, stage)
             failed.append((uuid, unreachable + refused))
             continue
         found = work.candidates(removal.instance, work.view)
         allowed = set(found.allowed)
         if option.destination.name not in allowed:
-            option, _ = search.search(work, source, removal, allowed, inside)
+            option, _ = search.search(work, source, removal, allowed, stage)
         rule = option and policy.refuse(option, cfg)
         if option is None:
             failed.append((uuid, search.explain(work, source, removal, found,
-                                                inside)))
+                                                stage)))
             continue
         if rule:
             failed.append((uuid, collections.Counter({rule: 1})))

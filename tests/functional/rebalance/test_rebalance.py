@@ -781,6 +781,36 @@ class StarvedFirstTest(base.RebalanceTestBase):
         self.assertEqual([], record['moves'])
         self.assertEqual('host1', self._host_of(server))
 
+    def _past(self, waiting):
+        """host1 at 100 % with ``waiting`` cores of demand waiting; host2,
+        its only destination, past its threshold at 84 %."""
+        server = self._boot_apart()
+        loads = {server: 0.6}
+        hosts = {'host1': 100, 'host2': 84, 'host3': 30, 'host4': 30}
+        for _period in range(2):
+            self._write_metrics(hosts, loads, waiting={'host1': waiting})
+            record = self.run_period(settle=False)
+        return server, self._settle(record)
+
+    def test_a_host_far_past_its_cpus_sends_past_a_threshold(self):
+        # 1.5 cores waiting: demand at 115 % of host1's CPUs.  host2 ends
+        # at 90 %, past its threshold but serving every tenant.
+        server, record = self._past(1.5)
+        [move] = record['moves']
+        self.assertEqual(('host2', 'completed'),
+                         (move['destination'], move['outcome']['status']))
+        self.assertTrue(move['expected']['past_threshold'])
+        self.assertIn('past the threshold: no allowed destination stays '
+                      'under its threshold, and host host1 is far past its '
+                      'CPUs (demand 115.0%, from 110%): host2 ends at cpu '
+                      '90.0%', move['reason'])
+        self.assertEqual(['host2'], self._allocated_hosts(server))
+
+    def test_a_host_just_past_its_cpus_keeps_the_threshold(self):
+        server, record = self._past(0.5)
+        self.assertEqual([], record['moves'])
+        self.assertEqual('host1', self._host_of(server))
+
 
 class StepAfterArrivalTest(base.RebalanceTestBase):
     """A host that steps over its threshold after an arrival and stays

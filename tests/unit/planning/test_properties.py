@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from nova_drs_scheduler.planning import metrics
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import search
 from nova_drs_scheduler.planning import working
 
 HOSTS = [f'h{n}' for n in range(8)]
@@ -34,15 +35,20 @@ _HOT = st.one_of(_PERCENT, st.integers(85, 100).map(float))
 
 
 @st.composite
-def snapshots(draw, policies=('seed', 'balanced')):
+def snapshots(draw, policies=('seed', 'balanced'), hot=False):
     """Small clusters shaped like real ones (whole percents, common sizes),
-    so that a good share of examples have violated hosts and moves."""
+    so that a good share of examples have violated hosts and moves;
+    ``hot``: every host usually hot (a cluster at its peak)."""
     names = HOSTS[:draw(st.integers(2, len(HOSTS)))]
     stabilization = draw(st.integers(1, 3))
     hosts = {}
     for name in names:
         # The first host is usually hot, so most examples have work to do.
-        cpu = draw(_maybe(_HOT if name == names[0] else _PERCENT))
+        cpu = draw(_maybe(_HOT if hot or name == names[0] else _PERCENT))
+        contention = draw(_maybe(st.sampled_from([0.0, 2.0, 15.0]),
+                                 none_one_in=2))
+        if hot and name == names[0]:  # At 100 %, often far past it.
+            cpu, contention = 100.0, draw(st.sampled_from([0.0, 15.0, 30.0]))
         ram = draw(_maybe(_PERCENT, none_one_in=5))
         cpu_threshold = draw(st.sampled_from([60.0, 80.0, 90.0]))
         ram_threshold = draw(st.sampled_from([70.0, 90.0, 100.0]))
@@ -60,7 +66,10 @@ def snapshots(draw, policies=('seed', 'balanced')):
             schedulable=draw(st.integers(0, 9)) > 0,
             excluded=draw(st.integers(0, 9)) == 0,
             cpu_deviation=draw(_maybe(st.integers(0, 4).map(float),
-                                      none_one_in=2)))
+                                      none_one_in=2)),
+            # Contention measured on half the hosts, now and then far past
+            # the CPUs (the search's last stage).
+            cpu_contention=contention)
     instances = []
     for n in range(draw(st.integers(0, 30) | st.integers(8, 30))):
         host = draw(st.sampled_from(names[:3]) | st.sampled_from(names))
@@ -180,10 +189,20 @@ class PlanPropertiesTest(testtools.TestCase):
     @hypothesis.given(snapshots(policies=['balanced']), st.integers(0, 3))
     def test_destinations_keep_the_margin_or_stay_under_inside_it(
             self, snap, seed):
+        self._destinations_keep_their_rails(snap, seed)
+
+    @SETTINGS
+    @hypothesis.given(snapshots(policies=['balanced'], hot=True),
+                      st.integers(0, 3))
+    def test_at_a_peak_destinations_stay_clear_of_their_cpus(self, snap,
+                                                             seed):
+        self._destinations_keep_their_rails(snap, seed)
+
+    def _destinations_keep_their_rails(self, snap, seed):
         cfg = snap.config
         plan = planner.plan(snap, filters(seed))
         room = working.pool_room(snap.hosts, cfg)
-        for move, _, src, dst, _, after in replay(snap, plan):
+        for move, _, src, dst, before, after in replay(snap, plan):
             cpu, ram = after[dst.name]
             if not move.expected.get('inside_margin'):
                 self.assertLessEqual(cpu, dst.cpu_threshold - cfg.margin
@@ -191,6 +210,23 @@ class PlanPropertiesTest(testtools.TestCase):
                 if ram is not None:
                     self.assertLessEqual(
                         ram, dst.ram_threshold - cfg.margin + EPSILON)
+                continue
+            self.assertTrue(
+                cpu > dst.cpu_threshold - cfg.margin + EPSILON
+                or (ram is not None
+                    and ram > dst.ram_threshold - cfg.margin + EPSILON))
+            if move.expected.get('past_threshold'):
+                # Past the threshold: off a host far past its CPUs, onto one
+                # not starved that stays clear of its CPUs and under its
+                # RAM threshold.
+                self.assertGreaterEqual(
+                    before[src.name][0] + (src.cpu_contention or 0.0),
+                    search.PAST_DEMAND - EPSILON)
+                self.assertFalse(dst.starved)
+                self.assertLess(cpu, 100.0 - cfg.margin + EPSILON)
+                if ram is not None:
+                    self.assertLess(ram, dst.ram_threshold + EPSILON)
+                self.assertIn('past the threshold', move.reason)
                 continue
             # Inside the margin: past it, off a starved host or in a warm
             # pool, and under the threshold by more than the pool's graded
@@ -201,17 +237,15 @@ class PlanPropertiesTest(testtools.TestCase):
             self.assertAlmostEqual(graded, move.expected['graded_margin'],
                                    places=3)
             self.assertLess(graded, cfg.margin)
-            self.assertTrue(
-                cpu > dst.cpu_threshold - cfg.margin + EPSILON
-                or (ram is not None
-                    and ram > dst.ram_threshold - cfg.margin + EPSILON))
             self.assertLess(cpu, dst.cpu_threshold - graded + EPSILON)
             if ram is not None:
                 self.assertLess(ram, dst.ram_threshold - graded + EPSILON)
             self.assertIn('inside the margin', move.reason)
 
     @SETTINGS
-    @hypothesis.given(snapshots(policies=['balanced']), st.integers(0, 3))
+    @hypothesis.given(st.one_of(snapshots(policies=['balanced']),
+                                snapshots(policies=['balanced'], hot=True)),
+                      st.integers(0, 3))
     def test_no_return_and_no_load_back_inside_the_margin(self, snap, seed):
         plan = planner.plan(snap, filters(seed))
         came = came_from(snap)

@@ -10,6 +10,9 @@ import testtools
 from nova_drs_scheduler.planning import benefit
 from nova_drs_scheduler.planning import model
 from nova_drs_scheduler.planning import planner
+from nova_drs_scheduler.planning import search
+from nova_drs_scheduler.planning.policies import balanced
+from nova_drs_scheduler.planning.policies import base
 from tests import snapshots as h
 
 
@@ -93,6 +96,104 @@ class StarvedInsideTheMarginTest(testtools.TestCase):
         [note] = result.notes
         self.assertIn('inside the margin: instance i1: 1x FakeFilter, '
                       '1x graded-margin', note)
+
+
+class StarvedPastTheThresholdTest(testtools.TestCase):
+    """A host far past its CPUs may send past a destination's threshold
+    when no host under it takes the instance: the destination stays
+    clear of its CPUs, and one already past its threshold comes first."""
+
+    def plan(self, source, others, cores=0.5, **config):
+        return plan([h.host('src', counter=1, **source), *others],
+                    [h.instance('i1', 'src', cores)], **config)
+
+    def test_sends_past_a_threshold_once_demand_is_far_past_the_cpus(self):
+        for source in ({'cpu': 100.0, 'cpu_contention': 10.0},
+                       {'cpu': 112.0}):
+            [move] = self.plan(source, [h.host('warm', 84.0)]).moves
+            self.assertEqual('warm', move.destination)
+            self.assertTrue(move.expected['past_threshold'])
+            self.assertTrue(move.expected['inside_margin'])
+            self.assertIn(
+                '; past the threshold: no allowed destination stays under '
+                'its threshold, and host src is far past its CPUs (demand '
+                f'{100.0 + source.get("cpu_contention", 12.0):.1f}%, from '
+                '110%): warm ends at cpu 89.0%, more than 5 points under '
+                'its CPUs', move.reason)
+
+    def test_not_from_a_host_just_past_its_cpus(self):
+        result = self.plan({'cpu': 100.0, 'cpu_contention': 9.9},
+                           [h.host('warm', 84.0)])
+        self.assertEqual((), result.moves)
+        self.assertNotIn(search.PAST, result.notes[0])
+        self.assertEqual(109.9, search.PAST_DEMAND - 0.1)
+
+    def test_a_cpu_capped_at_100_shows_no_demand_past_it(self):
+        self.assertEqual((), self.plan({'cpu': 100.0},
+                                       [h.host('warm', 84.0)]).moves)
+
+    def test_the_destination_stays_clear_of_its_cpus(self):
+        for others in ([h.host('warm', 90.0)],
+                       [h.host('warm', 80.0, cpu_contention=2.0)],
+                       [h.host('warm', 84.0, ram=81.0)]):
+            # warm's RAM: 81 % and the instance's 10 points, past 90 %.
+            result = self.plan({'cpu': 115.0}, others)
+            self.assertEqual((), result.moves)
+            self.assertIn('past the threshold: instance i1: 1x near-full',
+                          result.notes[0])
+        # Just under: 89.9 + 5 stays under 95.
+        [move] = self.plan({'cpu': 115.0}, [h.host('warm', 89.9)]).moves
+        self.assertEqual('warm', move.destination)
+
+    def test_a_host_already_past_its_threshold_comes_first(self):
+        # under ends at 83 %, crossing its threshold; over ends at 91 %.
+        [move] = self.plan({'cpu': 115.0}, [h.host('under', 78.0),
+                                            h.host('over', 86.0)]).moves
+        self.assertEqual('over', move.destination)
+        [move] = self.plan({'cpu': 115.0}, [h.host('under', 78.0),
+                                            h.host('over', 91.0)]).moves
+        self.assertEqual('under', move.destination)
+        self.assertTrue(move.expected['past_threshold'])
+
+    def test_a_violated_host_takes_it_while_it_has_a_free_slot(self):
+        warm = h.host('warm', 84.0, counter=1)
+        [move] = self.plan({'cpu': 115.0}, [warm]).moves
+        self.assertEqual('warm', move.destination)
+        result = plan([h.host('src', 115.0, counter=1), warm],
+                      [h.instance('i1', 'src', 0.5)],
+                      inflight_by_host={'warm': 1}, inflight_total=1,
+                      max_concurrent_migrations_per_host=1)
+        self.assertEqual((), result.moves)
+        self.assertIn('past the threshold: instance i1: 1x limit:per-host',
+                      result.notes[0])
+
+    def test_a_violated_destination_is_no_destination_at_the_margin_after(
+            self):
+        # src sends to warm past its threshold; src2, only over its own
+        # threshold, must not then find warm at the margin stage.
+        result = plan([h.host('src', 115.0, counter=1),
+                       h.host('src2', 90.0, counter=1),
+                       h.host('warm', 60.0, counter=1)],
+                      [h.instance('i1', 'src', 0.5),
+                       h.instance('i2', 'src2', 0.5)])
+        self.assertEqual(['src'], [m.source for m in result.moves])
+
+    def test_never_back_to_a_host_an_instance_came_from(self):
+        result = plan([h.host('src', 115.0, counter=1),
+                       h.host('warm', 84.0)],
+                      [h.instance('i1', 'src', 0.5),
+                       h.instance('i0', 'src', 0.1, left=('warm',))])
+        self.assertEqual((), result.moves)
+        self.assertIn('1x came-from', result.notes[0])
+
+    def test_only_a_policy_that_grades(self):
+        class Flat(balanced.BalancedPolicy):
+            grades = base.Policy.grades
+
+        self.patch(planner.policies, 'get', lambda name: Flat())
+        result = self.plan({'cpu': 115.0}, [h.host('warm', 84.0)])
+        self.assertEqual((), result.moves)
+        self.assertNotIn(search.PAST, result.notes[0])
 
 
 class HarmTest(testtools.TestCase):

@@ -77,6 +77,17 @@ class ReasonTest(testtools.TestCase):
                          'came-from+graded-margin',
                          self.tool.reason(_detail(plan, 'hot')))
 
+    def test_no_destination_past_the_threshold_either(self):
+        # 'hot' is far past its CPUs: the last stage refused 'a' (it
+        # would end at 98 %, near full) after the margin and, inside it,
+        # its threshold did.
+        hosts = [h.host('hot', 115.0, counter=1), h.host('a', 78.0)]
+        plan = planner.plan(
+            h.snapshot(hosts, [h.instance('i1', 'hot', 2.0)]), h.allow_all)
+        self.assertEqual('no destination: margin; inside it: '
+                         'graded-margin; past it: near-full',
+                         self.tool.reason(_detail(plan, 'hot')))
+
     def test_filters_are_not_the_reason(self):
         hosts = [h.host('hot', 95.0, counter=1), h.host('a', 70.0),
                  h.host('b', 10.0)]
@@ -164,10 +175,13 @@ class ReplayTest(testtools.TestCase):
             traces.Trace(tuple(f'vm{i}' for i in range(6)),
                          ((10.0, 45.0, 43.75, 96.25, 45.0, 43.75),) * 3, 60),
             8, 3, 10, 65536)
-        self.assertEqual({'planned': 1, 'inside the margin': 1},
+        self.assertEqual({'planned': 1, 'inside the margin': 1,
+                          'past the threshold': 0},
                          dict(recorder.moves))
         table = tool.markdown([{
             'label': 'seed 1', 'summary': result.card.summary(),
             'counts': dict(recorder.counts), 'moves': dict(recorder.moves),
             'episodes': {}}])
         self.assertIn('| planned moves inside the margin | 1 of 1 |', table)
+        self.assertIn("| of those, past the destination's threshold | 0 |",
+                      table)
