@@ -145,17 +145,27 @@ def _moves_table(record: dict, names: dict):
                       'cost\n(core-min)', 'why'], rows)
 
 
-#: Where a move's reason says why it went inside the margin.
+#: Where a move's reason says why it went inside the margin, or past its
+#: destination's threshold.
 _INSIDE = '; inside the margin: '
+_PAST = '; past the threshold: '
 
 
 def _inside_tables(moves: list, names: dict) -> list:
-    """The moves made inside the margin (a warm pool's second pass), with
-    the margin their destination kept and why; none when there are none."""
-    rows = [[output.server(m['instance'], names), m['destination'],
-             output.number(m['expected'].get('graded_margin')),
-             m.get('reason', '').partition(_INSIDE)[2]]
-            for m in moves if m.get('expected', {}).get('inside_margin')]
+    """The moves made inside the margin (a warm pool, or a starved host),
+    with the margin their destination kept and why, and those past their
+    destination's threshold (a host far past its CPUs); none when there
+    are none."""
+    rows = []
+    for m in moves:
+        expected, reason = m.get('expected', {}), m.get('reason', '')
+        if not expected.get('inside_margin'):
+            continue
+        past = expected.get('past_threshold')
+        rows.append([output.server(m['instance'], names), m['destination'],
+                     'past threshold' if past
+                     else output.number(expected.get('graded_margin')),
+                     reason.partition(_PAST if past else _INSIDE)[2]])
     return [('Moves inside the margin',
              ['server', 'to', 'margin kept', 'why'], rows)] if rows else []
 

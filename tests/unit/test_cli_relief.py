@@ -197,3 +197,16 @@ class ExplainTest(CLITestBase):
                              row.split()[2:6])
         self.assertNotIn('inside the margin', self.explain('host2')[1])
 
+    def test_a_move_past_the_threshold_says_so_and_why(self):
+        chosen = self.record['moves'][0]
+        chosen['expected'].update(inside_margin=True, graded_margin=0.0,
+                                  past_threshold=True)
+        chosen['reason'] += ('; balanced: partial; past the threshold: no '
+                             'allowed destination stays under its threshold')
+        code, text = self.explain('host1')
+        table = text.split('Moves inside the margin\n', 1)[1]
+        row = next(line for line in table.splitlines()
+                   if line.startswith('i1 vm-i1'))
+        self.assertEqual(['host3', 'past', 'threshold', 'no', 'allowed'],
+                         row.split()[2:7])
+
