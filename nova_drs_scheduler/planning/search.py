@@ -180,12 +180,14 @@ def _open_hosts(work, source, stage) -> list:
     (:func:`_held`), by name."""
     pool = work.pool(source)
     names = [name for _, name in work.order.get(pool, ())]
-    for name, host in work.hosts.items():
-        rule = work.barred[name] or work.resting.get(name)
-        if (rule in _OPENED[stage] and name != source.name
-                and work.pool(host) == pool
-                and _held(work, name, rule, stage) is None):
-            names.append(name)
+    held = list(work.resting.items())
+    if stage == PAST:  # Rare: off a host far past its CPUs only.
+        held += [(name, rule) for name, rule in work.barred.items()
+                 if rule == 'violated']
+    names += [name for name, rule in held
+              if rule in _OPENED[stage] and name != source.name
+              and work.pool(work.hosts[name]) == pool
+              and _held(work, name, rule, stage) is None]
     return [(None, name) for name in sorted(names)]
 
 
@@ -224,7 +226,7 @@ def unreachable(work: working.Working, source: model.HostSnapshot,
 def _held(work, name: str, rule: str | None, stage: str | None
           ) -> str | None:
     """The rule holding a host back at ``stage``: ``rule``, unless the
-    stage opens it (:func:`_opens`); an opened host without a free slot
+    stage opens it (:data:`_OPENED`); an opened host without a free slot
     is held by the per-host limit."""
     if stage and rule in _OPENED[stage]:
         if work.busy[name] < work.config.max_concurrent_migrations_per_host:
