@@ -252,9 +252,8 @@ def explain(work: working.Working, source: model.HostSnapshot,
     for name in found.allowed:
         if name == source.name:
             continue
-        rule, detail = barred.get(name, 'unknown-host'), ''
-        if stage == PAST and rule == 'violated':
-            rule = _held(work, name, rule, stage)
+        rule = _held(work, name, barred.get(name, 'unknown-host'), stage)
+        detail = ''
         if rule is None and name in left:
             rule = left[name]
             detail = _BARRED_DETAIL[rule]
@@ -263,13 +262,10 @@ def explain(work: working.Working, source: model.HostSnapshot,
             rule = _held(work, name, resting.get(name), stage)
             if work.pool(host) != pool:
                 rule, detail = 'pool', f'pool {host.pool}'
-            elif rule == 'limit:per-host':
-                detail = (f'{work.busy[name]} migrations in flight or '
-                          f'planned')
-            elif rule is not None:
+            elif rule not in (None, 'limit:per-host'):
                 detail = reasons.fmt('already at', work.cpu[name],
                                      work.ram[name]) + _expected(work, host)
-            else:
+            elif rule is None:
                 cpu, ram = work.project(host, instance.cpu_cores,
                                         instance.memory_mb)
                 rule, _ = decide(host, cpu, ram)
@@ -283,6 +279,8 @@ def explain(work: working.Working, source: model.HostSnapshot,
                 elif stage == INSIDE:
                     detail += (f' (graded margin '
                                f'{margin_inside(work, source):.1f} points)')
+        if rule == 'limit:per-host':
+            detail = f'{work.busy[name]} migrations in flight or planned'
         rules[rule] += 1
         if record is not None:
             record.append(model.Rejection(name, rule, detail))

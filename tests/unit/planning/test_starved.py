@@ -155,6 +155,53 @@ class StarvedPastTheThresholdTest(testtools.TestCase):
         self.assertEqual('under', move.destination)
         self.assertTrue(move.expected['past_threshold'])
 
+    def test_judged_past_its_threshold_at_its_expected_load(self):
+        # a is at 76 % but expected at 81 %, past its threshold already:
+        # it ends at 86 %, under b's 88 %.
+        [move] = self.plan({'cpu': 115.0}, [
+            h.host('a', 76.0, cpu_expected=81.0), h.host('b', 83.0)]).moves
+        self.assertEqual('a', move.destination)
+        # At its threshold exactly, a host is not past it yet.
+        [move] = self.plan({'cpu': 115.0}, [h.host('a', 80.0),
+                                            h.host('b', 83.0)]).moves
+        self.assertEqual('b', move.destination)
+
+    def test_ram_up_to_its_threshold(self):
+        # The instance's 1000 MB are 10 points of warm's RAM.
+        [move] = self.plan({'cpu': 115.0}, [h.host('warm', 84.0, ram=70.0)]
+                           ).moves
+        self.assertEqual(80.0, move.expected['destination_ram'])
+        result = self.plan({'cpu': 115.0}, [h.host('warm', 84.0, ram=80.0)])
+        self.assertEqual((), result.moves)
+
+    def test_the_record_names_what_refused_each_host(self):
+        # full, violated, would end at 96 %; busy has no free slot.
+        result = plan([h.host('src', 115.0, counter=1),
+                       h.host('full', 91.0, counter=1),
+                       h.host('busy', 84.0, counter=1),
+                       h.host('warm', 84.0)],
+                      [h.instance('i1', 'src', 0.5)],
+                      inflight_by_host={'busy': 2}, inflight_total=2)
+        [move] = result.moves
+        self.assertEqual('warm', move.destination)
+        self.assertEqual(
+            {'full': ('near-full', 'projected cpu 96.0%'),
+             'busy': ('limit:per-host', '2 migrations in flight or planned')},
+            {r.subject: (r.rule, r.detail) for r in move.rejected})
+
+    def test_a_host_that_stays_under_its_threshold_is_inside_it(self):
+        # Every other host is violated, so nothing was refused by the
+        # margin and the inside stage had nothing to open; 'low', violated
+        # by its count but at 72 %, ends at 77 %: inside the margin, under
+        # its threshold.
+        [move] = plan([h.host('src', 115.0, counter=1),
+                       h.host('low', 72.0, counter=1)],
+                      [h.instance('i1', 'src', 0.5)]).moves
+        self.assertEqual('low', move.destination)
+        self.assertTrue(move.expected['inside_margin'])
+        self.assertNotIn('past_threshold', move.expected)
+        self.assertIn('; inside the margin: ', move.reason)
+
     def test_a_violated_host_takes_it_while_it_has_a_free_slot(self):
         warm = h.host('warm', 84.0, counter=1)
         [move] = self.plan({'cpu': 115.0}, [warm]).moves
