@@ -785,6 +785,14 @@ class UnservedFirstTest(testtools.TestCase):
         with open(path, 'rb') as stream:
             self.assertEqual(b'\x89PNG', stream.read(4))
 
+    def test_points_are_labelled_in_few_words(self):
+        self.assertEqual('WB 60 s, 80 (default)',
+                         plot.short('WB period 60 s, threshold 80 (default)'))
+        self.assertEqual('WS 720/600 s, 0.1, r1',
+                         plot.short('WS period 720/600 s, threshold 0.1, '
+                                    'retry 1'))
+        self.assertEqual('balanced', plot.short('balanced'))
+
     def test_plot_named_after_the_trace(self):
         def args(trace=None, shape='planetlab', bursts=False):
             return argparse.Namespace(trace=trace, shape=shape,

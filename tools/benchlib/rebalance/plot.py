@@ -17,6 +17,15 @@ def trace_name(args) -> str:
     return args.shape + ('-bursts' if args.bursts else '')
 
 
+def short(label: str) -> str:
+    """A row's label in few words, for a point crowded by others:
+    ``WB period 60 s, threshold 80`` becomes ``WB 60 s, 80``."""
+    for word, kept in (('period ', ''), ('threshold ', ''),
+                       ('retry ', 'r')):
+        label = label.replace(word, kept)
+    return label
+
+
 def tradeoff_png(rows: list, title: str, directory: str, name: str) -> str:
     """``tradeoff-NAME.png`` in ``directory``: each row of
     :func:`~.checks.aggregate` at its mean migrations and unserved
@@ -35,7 +44,7 @@ def tradeoff_png(rows: list, title: str, directory: str, name: str) -> str:
                       yerr=unserved_spread, fmt='o' if watcher else 's',
                       color='tab:blue' if watcher else 'tab:red',
                       capsize=3, label='Watcher' if watcher else 'ours')
-        axes.annotate(row['strategy'], (moves, unserved), fontsize=8,
+        axes.annotate(short(row['strategy']), (moves, unserved), fontsize=8,
                       textcoords='offset points', xytext=(5, 4))
     handles, labels = axes.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
@@ -43,11 +52,15 @@ def tradeoff_png(rows: list, title: str, directory: str, name: str) -> str:
     axes.set_xlabel('migrations (mean over the seeds)')
     axes.set_ylabel('unserved core-minutes (mean over the seeds)')
     axes.set_title(title, fontsize=10)
-    axes.grid(alpha=0.3)
-    # Both axes from 0, so that distances between rows read as
-    # proportions, with room for the labels of the farthest points.
-    axes.set_xlim(0, 1.3 * _reach(rows, 'migrations') or 1)
-    axes.set_ylim(0, 1.2 * _reach(rows, 'unserved_core_minutes') or 1)
+    axes.grid(alpha=0.3, which='both')
+    # Rows span three orders of magnitude (a setting that runs away makes
+    # thousands of migrations, ours a few hundred), so both axes are
+    # logarithmic, linear near 0 to keep the rows at 0 (no DRS, no
+    # unserved demand): from 0, with room for the farthest labels.
+    axes.set_xscale('symlog', linthresh=10)
+    axes.set_yscale('symlog', linthresh=1)
+    axes.set_xlim(0, 3 * _reach(rows, 'migrations') or 1)
+    axes.set_ylim(0, 3 * _reach(rows, 'unserved_core_minutes') or 1)
     figure.tight_layout()
     path = os.path.join(directory, f'tradeoff-{name}.png')
     figure.savefig(path, dpi=100)
