@@ -7,7 +7,8 @@ fake datasource answers its metric queries from the simulated samples, the
 strategy class from python-watcher runs unchanged, and the migrations of its
 solution are run by Watcher's applier (``watcher_applier``), two at a time
 in layers.  The audits run every period even while an action plan runs, as
-an audit with ``force`` set does (by default Watcher skips them).
+an audit with ``force`` set does; with ``force`` off, as by Watcher's
+default, an audit is skipped while the plan before it still runs.
 
 Timing, as for every strategy (see ``strategies``): the input (building
 the compute model, and answering the strategy's datasource queries from
@@ -252,7 +253,7 @@ class WatcherStrategy:
     """One Watcher balancing strategy class, run once per period."""
 
     def __init__(self, name: str, parameters: dict, seed: int,
-                 label: str = ''):
+                 label: str = '', force: bool = True):
         if name not in WATCHER_STRATEGIES:
             raise ValueError(f'unknown Watcher strategy {name!r}')
         self.name = label or f'watcher_{name}'
@@ -260,13 +261,17 @@ class WatcherStrategy:
         self.parameters = self._class.parameters
         self._model = ComputeModel()
         self._applier = watcher_applier.Applier()
+        self._force = force
         # workload_stabilization's default host choice draws from the
         # global random module: seed it so runs are reproducible.
         self._seed = seed
 
     def plan(self, view) -> tuple:
         """One audit, its migrations handed to the applier: ``([], input
-        seconds, decision seconds)``."""
+        seconds, decision seconds)``; none while a plan runs, unless the
+        audit is forced."""
+        if not self._force and self._applier.busy(view.now):
+            return self.react(view)
         strategy = self._class.new()
         started = time.process_time()
         datasource = Datasource(view)

@@ -76,8 +76,19 @@ class WatcherGridTest(testtools.TestCase):
         full = watcher_grid.watcher_variants('full', THRESHOLD)
         ws = watcher_grid.watcher_variants('ws', THRESHOLD)
         self.assertEqual([v for v in full if v.kind == watcher_grid.WS], ws)
-        self.assertEqual(5, len(ws))
+        self.assertEqual(7, len(ws))
         self.assertEqual(1, sum(v.default for v in ws))
+
+    def test_ws_unforced_skips_audits_while_a_plan_runs(self):
+        rows = watcher_grid.watcher_variants('ws-unforced', THRESHOLD)
+        self.assertEqual(
+            ['WS period 60 s, threshold 0.05, retry 1, no audit while a '
+             'plan runs',
+             'WS period 60 s, threshold 0.1, retry 1, no audit while a plan '
+             'runs'], [v.label for v in rows])
+        self.assertEqual([False, False], [v.force for v in rows])
+        self.assertTrue(all(v.force for v in watcher_grid.watcher_variants(
+            'full', THRESHOLD) if v not in rows))
 
     def test_ws60_05_is_a_row_of_ws_at_60_s_threshold_005_retry_1(self):
         [row] = watcher_grid.watcher_variants('ws60-05', THRESHOLD)

@@ -77,6 +77,20 @@ class WatcherTest(testtools.TestCase):
         self.assertIn(vm, ('vm0', 'vm3'))
         self.assertIn(destination, ('host-1', 'host-2'))
 
+    def test_audits_while_a_plan_runs_only_when_forced(self):
+        def audits(force):
+            strategy = watcher_adapter.WatcherStrategy(
+                'workload_balance', {'threshold': 80.0}, 1, force=force)
+            made = []
+            new = strategy._class.new
+            strategy._class.new = lambda: made.append(1) or new()
+            # The plan of the first audit never ends.
+            strategy._applier.busy = lambda now: bool(made)
+            engine.run(self.trace, self.vms, self.spec, strategy,
+                       self.settings)
+            return len(made)
+        self.assertEqual((4, 1), (audits(True), audits(False)))
+
     def test_workload_balance_default_threshold_finds_no_target(self):
         # 25 %: the two idle hosts are at 5 %, but after the move 50 %.
         card = self._run('workload_balance', {})

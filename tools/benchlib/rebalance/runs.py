@@ -26,7 +26,7 @@ def run_one(argv: tuple, seed: int, row) -> dict:
     setup = _setup(argv)
     if isinstance(row, Variant):
         strategy = watcher_adapter.WatcherStrategy(
-            row.kind, dict(row.parameters), seed, row.label)
+            row.kind, dict(row.parameters), seed, row.label, row.force)
     else:
         strategy = strategies.build(row, setup.config, seed, {})
     try:

@@ -27,6 +27,9 @@ class Variant:
     kind: str
     parameters: tuple
     default: bool = False
+    #: Audits run while a plan runs (an audit with ``force`` set); off,
+    #: as by Watcher's default, they are skipped meanwhile.
+    force: bool = True
 
 
 def _wb(period: int, threshold: float, default: bool = False) -> Variant:
@@ -37,21 +40,22 @@ def _wb(period: int, threshold: float, default: bool = False) -> Variant:
 
 
 def _ws(periods: tuple, threshold: float, retries: int,
-        default: bool = False) -> Variant:
+        default: bool = False, force: bool = True) -> Variant:
     instance, node = periods
     when = f'{instance} s' if instance == node else f'{instance}/{node} s'
     return Variant(f'WS period {when}, threshold {threshold:g}, retry '
-                   f'{retries}' + (' (default)' if default else ''), WS,
+                   f'{retries}' + (' (default)' if default else '')
+                   + ('' if force else ', no audit while a plan runs'), WS,
                    (('periods', {'instance': instance, 'compute_node': node,
                                  'node': 0}),
                     ('granularity', min(instance, 300)),
                     ('thresholds', {'instance_cpu_usage': threshold,
                                     'instance_ram_usage': 0.1}),
-                    ('retry_count', retries)), default)
+                    ('retry_count', retries)), default, force)
 
 
 GRIDS = ('defaults', 'wb', 'wb+70', 'wb60', 'wb60-70', 'wb300', 'wb300-70',
-         'ws', 'ws60-05', 'full')
+         'ws', 'ws60-05', 'ws-unforced', 'full')
 
 
 def watcher_variants(grid: str, threshold: float) -> list:
@@ -67,10 +71,14 @@ def watcher_variants(grid: str, threshold: float) -> list:
     at 70; ``ws``: workload_stabilization's rows alone (its defaults, and
     its grid at 60 s); ``ws60-05``: its one row that was ever the best
     (60 s, CPU threshold 0.05, retry count 1), to run before the others
-    when time is short.  These single-strategy
-    grids let a run add rows to earlier ones (``--reuse``) without
-    repeating them.  ``full``: all of them, WB's other thresholds at both
-    periods and workload_stabilization's grid at 60 s."""
+    when time is short; ``ws-unforced``: its rows at 60 s with retry
+    count 1 as Watcher runs audits by default, none while a plan runs
+    (every other row's audits are forced: at 60 s with many moves a
+    period, forced audits pile plans up and can run away).  These
+    single-strategy grids let a run add rows to earlier ones
+    (``--reuse``) without repeating them.  ``full``: all of them, WB's
+    other thresholds at both periods and workload_stabilization's grid at
+    60 s."""
     wb300, wb60 = _wb(300, threshold, True), _wb(GRANULARITY, threshold)
     ws = [_ws((720, 600), 0.1, 1, True),
           _ws((GRANULARITY, GRANULARITY), 0.1, 1)]
@@ -79,6 +87,8 @@ def watcher_variants(grid: str, threshold: float) -> list:
                if (t, r) != (0.1, 1)]
     others = [_wb(GRANULARITY, t) for t in WB_THRESHOLDS if t != threshold]
     others300 = [_wb(300, t) for t in WB_THRESHOLDS if t != threshold]
+    unforced = [_ws((GRANULARITY, GRANULARITY), t, 1, force=False)
+                for t in WS_THRESHOLDS]
     grids = {
         'defaults': [wb300, wb60] + ws,
         'wb': [wb300, wb60],
@@ -87,9 +97,10 @@ def watcher_variants(grid: str, threshold: float) -> list:
         'wb60-70': [_wb(GRANULARITY, 70.0)],
         'wb300': [wb300],
         'wb300-70': [_wb(300, 70.0)],
-        'ws': ws + ws_grid,
+        'ws': ws + ws_grid + unforced,
         'ws60-05': [_ws((GRANULARITY, GRANULARITY), 0.05, 1)],
-        'full': [wb300, wb60] + ws + others + others300 + ws_grid,
+        'ws-unforced': unforced,
+        'full': [wb300, wb60] + ws + others + others300 + ws_grid + unforced,
     }
     return grids[grid]
 
