@@ -802,6 +802,9 @@ class UnservedFirstTest(testtools.TestCase):
         self.assertEqual('WS 720/600 s, 0.1, r1',
                          plot.short('WS period 720/600 s, threshold 0.1, '
                                     'retry 1'))
+        self.assertEqual('WS 60 s, 0.05, r1, unforced', plot.short(
+            'WS period 60 s, threshold 0.05, retry 1, no audit while a '
+            'plan runs'))
         self.assertEqual('balanced', plot.short('balanced'))
 
     def test_plot_named_after_the_trace(self):

@@ -21,7 +21,8 @@ def short(label: str) -> str:
     """A row's label in few words, for a point crowded by others:
     ``WB period 60 s, threshold 80`` becomes ``WB 60 s, 80``."""
     for word, kept in (('period ', ''), ('threshold ', ''),
-                       ('retry ', 'r')):
+                       ('retry ', 'r'),
+                       ('no audit while a plan runs', 'unforced')):
         label = label.replace(word, kept)
     return label
 
