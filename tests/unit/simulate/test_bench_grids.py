@@ -816,4 +816,6 @@ class UnservedFirstTest(testtools.TestCase):
             args('/data/planetlab/20110303.csv')))
         self.assertEqual('steps-bursts', plot.trace_name(
             args(shape='steps', bursts=True)))
+        self.assertEqual('20110303-bursts', plot.trace_name(
+            args('/data/planetlab/20110303.csv', bursts=True)))
         self.assertEqual('planetlab', plot.trace_name(args()))

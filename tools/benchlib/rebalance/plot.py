@@ -11,10 +11,11 @@ import os
 
 def trace_name(args) -> str:
     """The trace's short name, for the plot's file: the trace file's
-    name without its extension, or the synthetic shape (with bursts)."""
-    if args.trace:
-        return os.path.splitext(os.path.basename(args.trace))[0]
-    return args.shape + ('-bursts' if args.bursts else '')
+    name without its extension, or the synthetic shape; ``-bursts`` after
+    it with bursts."""
+    name = (os.path.splitext(os.path.basename(args.trace))[0] if args.trace
+            else args.shape)
+    return name + ('-bursts' if args.bursts else '')
 
 
 def short(label: str) -> str:
