@@ -185,9 +185,9 @@ def _open_hosts(work, source, stage) -> list:
         held += [(name, rule) for name, rule in work.barred.items()
                  if rule == 'violated']
     names += [name for name, rule in held
-              if rule in _OPENED[stage] and name != source.name
-              and work.pool(work.hosts[name]) == pool
-              and _held(work, name, rule, stage) is None]
+              if _held(work, name, rule, stage) is None
+              and name != source.name
+              and work.pool(work.hosts[name]) == pool]
     return [(None, name) for name in sorted(names)]
 
 
