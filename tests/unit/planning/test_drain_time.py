@@ -40,9 +40,11 @@ class LinkTest(testtools.TestCase):
         self.assertGreater(seconds(busy, 2), one)
 
     def test_largest_first_in_waves_each_as_long_as_its_longest(self):
-        # (3000, 2000) at half the link: 60 s; then 1000 alone: 10 s.
+        # (3000, 3000) at half the link: 60 s; then 1000 alone: 10 s.
+        # Smallest first would pair 1000 with a 3000 (60 s) and leave the
+        # other 3000 alone (30 s).
         self.assertAlmostEqual(
-            70.0, seconds([(1000, 0.0), (3000, 0.0), (2000, 0.0)], 2))
+            70.0, seconds([(1000, 0.0), (3000, 0.0), (3000, 0.0)], 2))
 
     def test_nothing_to_carry(self):
         self.assertEqual(0.0, seconds([], 2))
