@@ -65,13 +65,19 @@ class ComputeServiceTest(testtools.TestCase):
                          service.disabled_reason)
         self.api.service_update.assert_called_once_with(
             mock.sentinel.context, service)
+        # A new reason that sorts before the old one is written too.
+        compute_service.reword(service, 'maintenance', 'bios')
+        self.assertEqual('nova-drs: maintenance: bios',
+                         service.disabled_reason)
+        self.assertEqual(2, self.api.service_update.call_count)
+        self.api.service_update.reset_mock()
         for theirs in (Service(True, 'broken fan'),
                        Service(True, 'nova-drs: standby: quiet'),
                        Service(False, 'nova-drs: maintenance: old')):
             reason = theirs.disabled_reason
             compute_service.reword(theirs, 'maintenance', 'disk')
             self.assertEqual(reason, theirs.disabled_reason)
-        self.api.service_update.assert_called_once()
+        self.api.service_update.assert_not_called()
 
     def test_the_reason_fits_novas_255_characters(self):
         self.assertEqual(255, len(compute_service.disabled_reason(

@@ -564,11 +564,16 @@ class ColdMigrationTest(CellTest):
             self.executor.poll(timeout=60))
 
     def test_a_finished_migration_not_started_by_drs_is_left_alone(self):
-        # Adopted, e.g. a record id from an older release's outcome.
         # Keystone's user ids are hex, sorting before DRS's.
-        record = self.migration(
-            self.instance, user=uuidutils.generate_uuid(dashed=False),
-            kind='migration', status='finished')
+        self._left_alone(uuidutils.generate_uuid(dashed=False))
+
+    def test_so_is_one_of_a_user_whose_id_sorts_after_drs(self):
+        self._left_alone('operator')
+
+    def _left_alone(self, user):
+        # Adopted, e.g. a record id from an older release's outcome.
+        record = self.migration(self.instance, user=user, kind='migration',
+                                status='finished')
         self.executor.adopt('r0', self.instance, record.uuid, self.T0)
         self.assertEqual([], self.executor.poll(timeout=60))
         self.assertEqual([], self.confirms)
