@@ -47,6 +47,7 @@ from benchlib.rebalance.markdown import quality_markdown
 from benchlib.rebalance.markdown import run_line
 from benchlib.rebalance.markdown import seed_markdown
 from benchlib.rebalance.plot import trace_name
+from benchlib.rebalance.plot import trace_title
 from benchlib.rebalance.plot import tradeoff_png
 from benchlib.rebalance.runs import reused
 from benchlib.rebalance.runs import run_one
@@ -116,7 +117,8 @@ def quality(args) -> int:
               'or GB, p: a ping-pong, w: above none):')
         print(bar_markdown(bar))
     os.makedirs(args.output_dir, exist_ok=True)
-    plot = tradeoff_png(table, trace, args.output_dir, trace_name(args))
+    plot = tradeoff_png(table, trace_title(trace, args), args.output_dir,
+                        trace_name(args))
     print(f'wrote {plot}')
     path = os.path.join(args.output_dir, 'quality.json')
     with open(path, 'w') as stream:

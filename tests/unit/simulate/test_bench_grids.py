@@ -819,3 +819,10 @@ class UnservedFirstTest(testtools.TestCase):
         self.assertEqual('20110303-bursts', plot.trace_name(
             args('/data/planetlab/20110303.csv', bursts=True)))
         self.assertEqual('planetlab', plot.trace_name(args()))
+
+    def test_plot_titled_without_the_trace_file_s_directory(self):
+        found = argparse.Namespace(trace='/data/planetlab/20110303.csv')
+        self.assertEqual('20110303.csv with bursts', plot.trace_title(
+            '/data/planetlab/20110303.csv with bursts', found))
+        self.assertEqual('synthetic steps (seed 1)', plot.trace_title(
+            'synthetic steps (seed 1)', argparse.Namespace(trace=None)))

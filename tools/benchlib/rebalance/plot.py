@@ -18,6 +18,15 @@ def trace_name(args) -> str:
     return name + ('-bursts' if args.bursts else '')
 
 
+def trace_title(words: str, args) -> str:
+    """The plot's title: the trace in words (``simulate.cli.describe``)
+    without the trace file's directory, which is the machine's, not the
+    trace's."""
+    if not args.trace:
+        return words
+    return words.replace(args.trace, os.path.basename(args.trace), 1)
+
+
 def short(label: str) -> str:
     """A row's label in few words, for a point crowded by others:
     ``WB period 60 s, threshold 80`` becomes ``WB 60 s, 80``."""
