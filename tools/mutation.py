@@ -326,7 +326,8 @@ def run_module(module: str, tree: pathlib.Path, server: str,
         'name = "local"\n')
     SESSIONS.mkdir(exist_ok=True)
     session = _session(module)
-    if recheck:
+    # A module with no kept session has no survivors to recheck: run it all.
+    if recheck and session.exists():
         with sqlite3.connect(session) as db:
             db.execute("DELETE FROM work_results WHERE test_outcome = "
                        "'SURVIVED'")

@@ -366,6 +366,25 @@ class LiveCandidatesTest(test.NoDBTestCase):
                          self.rules(result))
 
 
+class RoomByHostTest(test.NoDBTestCase):
+
+    def test_a_host_s_room_sums_its_provider_tree(self):
+        # Two NUMA children both hold VCPU: their free amounts add up.
+        summaries = {
+            uuids.root: {'resources': {'MEMORY_MB': {'capacity': 4096,
+                                                     'used': 1024}}},
+            uuids.numa0: {'resources': {'VCPU': {'capacity': 8, 'used': 5}},
+                          'root_provider_uuid': uuids.root},
+            uuids.numa1: {'resources': {'VCPU': {'capacity': 8, 'used': 3}},
+                          'root_provider_uuid': uuids.root},
+            uuids.other: {'resources': {'VCPU': {'capacity': 4, 'used': 0}}},
+        }
+        states = [types.SimpleNamespace(host='host1', uuid=uuids.root),
+                  types.SimpleNamespace(host='host2', uuid=uuids.gone)]
+        self.assertEqual({'host1': {'VCPU': 8, 'MEMORY_MB': 3072}},
+                         candidates.room_by_host(states, summaries))
+
+
 class PlacementOncePerQueryTest(test.NoDBTestCase):
     """One period asks placement once per distinct query."""
 
