@@ -42,6 +42,7 @@ def planner_config(conf) -> model.PlannerConfig:
         level_gap=level('level_gap'), level_band=drs.level_band,
         level_rise_rate=drs.level_rise_rate,
         level_steady_share=drs.level_steady_share,
+        level_after_wake=drs.level_after_wake,
         drain_max_concurrent_migrations_per_host=drain_concurrency(conf),
         benefit_horizon=level('benefit_horizon'),
         load_halflife=drs.expected_load_halflife,

@@ -67,6 +67,14 @@ class PowerRows:
                     0.0, (now - since).total_seconds())
         return found
 
+    def left_standby(self) -> dict:
+        """``{host: when it last left standby}`` (its power-on), for every
+        host ever powered off by power management."""
+        saved = tables.power_saved
+        with self._read() as conn:
+            return dict(conn.execute(sa.select(saved.c.host,
+                                               saved.c.updated_at)).all())
+
     def set_power(self, host: str, state: str, pool: str | None = None,
                   reason: str | None = None,
                   disabled_by_drs: bool | None = None,

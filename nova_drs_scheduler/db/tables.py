@@ -154,6 +154,8 @@ power_saved = sa.Table(
     #: pool of global mode).
     sa.Column('pool', sa.String(255)),
     sa.Column('standby_seconds', sa.Float, nullable=False),
+    #: When it last left standby: a pool levels for ``[drs]
+    #: level_after_wake`` after it.
     sa.Column('updated_at', sa.DateTime, nullable=False),
 )
 

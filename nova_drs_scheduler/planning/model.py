@@ -80,6 +80,9 @@ class PlannerConfig:
     #: relief-checked moves found the moved load still there
     #: (``HostSnapshot.loads_stayed``, :func:`.working.unsteady`); 0: never.
     level_steady_share: float = 0.45
+    #: Seconds a pool keeps leveling after power management last woke one
+    #: of its hosts (``HostSnapshot.woken_ago``); 0: only while one is out.
+    level_after_wake: float = 21600.0
     #: Instances of one violated host scored against every destination; the
     #: policy ranks them first, so this bounds planning time, not quality.
     max_instances_evaluated: int = 8
@@ -160,6 +163,9 @@ class HostSnapshot:
     #: power_management`` or its aggregates' ``drs_power_management``):
     #: ``off``, ``manual`` or ``automatic``.
     power_level: str = 'off'
+    #: Seconds since power management last took it out of standby; None
+    #: when not known to have been in standby.
+    woken_ago: float | None = None
     #: CPU demand that waited for a CPU, percent of the host's CPUs, window
     #: average (PSI or its instances' vCPU wait; in the simulator the
     #: demand beyond its capacity): the part of its demand that

@@ -126,15 +126,20 @@ class SnapshotReader:
         over |= draining
         powered = bool(power_rows) or any(
             found.power_level != 'off' for found in settings.values())
+        # Hosts power management woke lately: their pools level too.
+        woken = standby.woken_ago(self.store, timeutils.utcnow(),
+                                  config.level_after_wake) \
+            if powered and config.level_gap > 0 else {}
         if config.level_gap > 0 or powered:
-            # With their power states: a pool with a host held out levels.
+            # With their power states: a pool with a host held out, or one
+            # woken lately, levels.
             hosts = standby.with_power(model.Snapshot(
                 {name: live.host_snapshot(rows, statuses.get(name),
                                           settings[name], config,
                                           queued=name in queued,
                                           loads_stayed=stayed.get(name))
                  for name, rows in cloud.hosts.items()}, (), config),
-                power_rows or {}, draining)
+                power_rows or {}, draining, woken)
         if config.level_gap > 0:
             # And those the planner may level from (doc/balancing.md).
             over |= level.leveling_sources(hosts.hosts, config)
@@ -157,8 +162,9 @@ class SnapshotReader:
                 executor.REFUSED, timeutils.utcnow() - datetime.timedelta(
                     seconds=drs.quarantine_time)), measured.waits,
             queued, stayed)
-        if power_rows:
-            snapshot = standby.with_power(snapshot, power_rows, draining)
+        if power_rows or woken:
+            snapshot = standby.with_power(snapshot, power_rows or {},
+                                          draining, woken)
         return snapshot, cloud, levels, measured.late
 
     def _named_instances(self, cloud: live.Cloud) -> set:

@@ -53,20 +53,50 @@ def entering(rows: Mapping[str, dict]) -> set:
 
 
 def with_power(snapshot: model.Snapshot, rows: Mapping[str, dict],
-               maintenance) -> model.Snapshot:
+               maintenance, woken: Mapping[str, float] | None = None
+               ) -> model.Snapshot:
     """The snapshot with each host's power state from its stored row (no
-    row: on); a host entering standby or in ``maintenance`` drains."""
+    row: on) and the seconds since it last left standby (``woken``, from
+    :func:`woken_ago`); a host entering standby or in ``maintenance``
+    drains."""
+    woken = woken or {}
     hosts = dict(snapshot.hosts)
     changed = False
     for name, host in snapshot.hosts.items():
         state = rows[name]['state'] if name in rows else model.ON
         draining = name in maintenance or state == model.ENTERING
-        if (host.power, host.draining) != (state, draining):
+        ago = woken.get(name)
+        if (host.power, host.draining, host.woken_ago) != (state, draining,
+                                                           ago):
             hosts[name] = dataclasses.replace(host, power=state,
-                                              draining=draining)
+                                              draining=draining,
+                                              woken_ago=ago)
             changed = True
     return dataclasses.replace(snapshot, hosts=hosts) if changed \
         else snapshot
+
+
+def woken_ago(store, now: datetime.datetime,
+              within: float) -> dict[str, float]:
+    """``{host: seconds}`` since each host last left standby, for those
+    that did within ``within`` seconds (a pool levels that long after a
+    wake, ``[drs] level_after_wake``); none when ``within`` is 0, or
+    when the DRS database cannot say (logged: the pools level only while
+    a host is held out)."""
+    if within <= 0:
+        return {}
+    try:
+        left = store.left_standby()
+    except db_exc.DBError as exc:
+        LOG.warning('DRS power: when hosts left standby is unreadable, no '
+                    'pool levels for a wake this period: %s', exc)
+        return {}
+    found = {}
+    for host, when in left.items():
+        ago = max(0.0, (now - when).total_seconds())
+        if ago < within:
+            found[host] = ago
+    return found
 
 
 def unmanaged(snapshot: model.Snapshot, driver: power_base.PowerDriver,

@@ -176,6 +176,7 @@ class PeriodView:
         """
         cluster, maintenance = self.cluster, self.maintenance
         states = self.power.state if self.power else {}
+        woken = self.power.woken_at if self.power else {}
         hosts = {}
         for name in cluster.hosts:
             status = self.statuses[name]
@@ -193,6 +194,8 @@ class PeriodView:
                 draining=name in maintenance,
                 queued=name in self.queued,
                 power=states.get(name, model.ON), power_level=power_level,
+                woken_ago=(self.now - woken[name] if name in woken
+                           else None),
                 loads_stayed=self.stayed.get(name))
         measured = self.measured(hosts, config)
         return model.Snapshot(hosts=hosts,

@@ -85,6 +85,8 @@ class Hosts:
         self._draining = {}
         #: {waking host: when its nova-compute reports up}
         self.ready_at = {}
+        #: {host: when it was last powered on from standby}
+        self.woken_at = {}
         self.joules = 0.0
         self.on_seconds = 0.0
         #: Periods the pool's demand was over its threshold (on the
@@ -131,6 +133,7 @@ class Hosts:
             return False
         self.state[host] = model.WAKING
         self.ready_at[host] = now + self.model.boot_seconds
+        self.woken_at[host] = now
         self.events.append(('wake', host, now))
         return True
 

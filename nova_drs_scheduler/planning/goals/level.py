@@ -4,7 +4,8 @@ threshold level (``[drs] level_*``, policies that ``levels``).
 
 Where load jumps often (the pool's mean ``rise_rate``), a host is over
 its threshold before any reaction; where power management holds a host
-out, the pool runs packed and a woken host comes back empty.  So the
+out, the pool runs packed, and a woken host comes back empty: the pool
+levels until ``level_after_wake`` after its last wake.  So the
 hottest host within ``level_band`` of its threshold sends the largest
 instance that leaves the coolest destination no hotter than itself; its
 destinations pass the same rails.
@@ -84,14 +85,23 @@ def packed(hosts: Mapping[str, model.HostSnapshot],
            config: model.PlannerConfig) -> dict:
     """Per pool that power management packed, why: it holds one of its
     hosts out (in standby, entering it or waking), so the pool runs on
-    fewer hosts and a woken host comes back empty."""
+    fewer hosts, or it woke one less than ``level_after_wake`` ago: a
+    woken host comes back empty, and reacting to violations alone would
+    refill it only as the others go over, in the ramp that woke it."""
     found = {}
     for name in sorted(hosts):
         host = hosts[name]
-        if working.balanced(host) and host.power != model.ON:
+        if not working.balanced(host):
+            continue
+        if host.power != model.ON:
             found.setdefault(working.pool_key(host, config),
                              f'power management holds host {name} out '
                              f'({host.power})')
+        elif (host.woken_ago is not None
+              and host.woken_ago < config.level_after_wake):
+            found.setdefault(working.pool_key(host, config),
+                             f'power management woke host {name} '
+                             f'{host.woken_ago / 60:.0f} minutes ago')
     return found
 
 

@@ -28,6 +28,7 @@ from nova_drs_scheduler.cli import errors
 from nova_drs_scheduler.cli import inspect
 from nova_drs_scheduler.cli import recommend
 from nova_drs_scheduler.power import base as power_base
+from nova_drs_scheduler.testing import records
 from tests.functional.rebalance import base
 
 CONF = conf.CONF
@@ -143,6 +144,21 @@ class PowerTestBase(base.RebalanceTestBase):
         self.fail(f'{host} not {state} after {periods} periods: '
                   f'{self.rows()}; last verdicts: '
                   f'{[p["reason"] for p in found[-1]["power"]["pools"]]}')
+
+    def morning(self, servers, demand):
+        """0.5 cores more every period, spread over ``servers``, from
+        ``demand`` cores until a period wakes a host (2.5 points of two
+        10-vCPU hosts: a morning ramp); that period's record."""
+        seen = []
+        while demand < 16.0:
+            demand += 0.5
+            for uuid in servers:
+                self.cores[uuid] = demand / len(servers)
+            record = self.period()
+            seen.append(self.pool(record)['utilization'])
+            if self.actions(record, 'wake'):
+                return record
+        self.fail(f'no wake; utilization {seen}')
 
     # Observing.
 
@@ -328,18 +344,8 @@ class WakeTest(PowerTestBase):
         self.until('host3', 'standby')
         self.assertEqual([('power_off', 'host3')], self.driver.calls)
 
-        # The morning: 0.5 cores more every 5 minutes (2.5 points of the
-        # two hosts left on), up to what the servers' CPUs allow.
-        demand, woke, seen = 8.0, None, []
-        while woke is None and demand < 16.0:
-            demand += 0.5
-            for uuid in servers:
-                self.cores[uuid] = demand / len(servers)
-            record = self.period()
-            seen.append(self.pool(record)['utilization'])
-            if self.actions(record, 'wake'):
-                woke = record
-        self.assertIsNotNone(woke, f'no wake; utilization {seen}')
+        # The morning, up to what the servers' CPUs allow.
+        woke = self.morning(servers, 8.0)
         pool = self.pool(woke)
         self.assertEqual([('wake', 'host3')], self.actions(woke))
         # Woken on the forecast, while the pool was still under its hosts'
@@ -373,6 +379,51 @@ class WakeTest(PowerTestBase):
         self.assertEqual(['host1', 'host2', 'host3'],
                          sorted(self.pool(record)['on']))
         self.assertEqual(1, self.driver.calls.count(('power_on', 'host3')))
+        self.assertNothingLost()
+
+
+class LevelAfterWakeTest(PowerTestBase):
+    """Every host on again after a wake: the woken host came back empty,
+    and the pool levels onto it for ``level_after_wake`` (doc/power.md),
+    before its hosts go over."""
+
+    HOSTS = ('host1', 'host2', 'host3')
+    DRS = dict(PowerTestBase.DRS, power_reserve_hosts=0, level_gap=10.0,
+               benefit_horizon=0)
+
+    def test_the_pool_levels_onto_the_woken_host(self):
+        large = self._flavor('large', vcpu=4)
+        servers = self.boot_servers({'host1': 2, 'host2': 2}, cores=2.0,
+                                    flavor=large)
+        self.until('host3', 'standby')
+        woke = self.morning(servers, 8.0)
+        # Without the window: once host3 is up, every host is on and none
+        # over while the morning goes on, so nothing levels.
+        self.flags(level_after_wake=0, group='drs')
+        self.period()
+        self.driver.boot('host3')
+        demand = sum(self.cores.values())
+        while demand < 14.5:
+            demand += 0.5
+            for uuid in servers:
+                self.cores[uuid] = demand / len(servers)
+            record = self.period()
+            self.assertEqual(([], {}), (record['moves'], self.rows()))
+        loads = self.loads()
+        self.assertEqual(0.0, loads['host3'])
+        self.assertGreaterEqual(min(loads['host1'], loads['host2']), 70.0,
+                                self.pool(woke))
+        # With it (6 h by default): the hottest host within 10 points of
+        # its threshold sends a server to the woken one.
+        self.flags(level_after_wake=21600, group='drs')
+        record = self.period()
+        [move] = record['moves']
+        self.assertEqual('host3', move['destination'])
+        self.assertIn('level: power management woke host host3 ',
+                      move['reason'])
+        self.assertEqual('completed', records.outcome(move)['status'])
+        self.assertEqual(1, len([uuid for uuid in servers
+                                 if self._host_of(uuid) == 'host3']))
         self.assertNothingLost()
 
 

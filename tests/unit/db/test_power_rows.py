@@ -217,6 +217,27 @@ class StandbySecondsTest(test_store.StoreTestBase):
         # Counted where its last standby was.
         self.assertEqual({'pool-b': 1800.0}, self.store.standby_seconds())
 
+    def test_when_each_host_last_left_standby(self):
+        self.assertEqual({}, self.store.left_standby())
+        self.store.set_power('h1', 'entering', 'pool-a')
+        self.store.set_power('h2', 'standby', 'pool-a')
+        self.clock.advance_time_seconds(600)
+        self.store.set_power('h1', 'standby')
+        # A refused wake leaves it in standby: it has not left.
+        self.store.set_power('h2', 'standby', detail={'error': 'BMC'})
+        self.assertEqual({}, self.store.left_standby())
+        self.clock.advance_time_seconds(600)
+        self.store.set_power('h2', 'waking')
+        woken = NOW + datetime.timedelta(seconds=1200)
+        self.assertEqual({'h2': woken}, self.store.left_standby())
+        # Up and given back: still when it left standby, not later.
+        self.clock.advance_time_seconds(600)
+        self.store.forget_power('h2')
+        self.store.forget_power('h1')
+        self.assertEqual(
+            {'h1': NOW + datetime.timedelta(seconds=1800), 'h2': woken},
+            self.store.left_standby())
+
     def test_a_retried_write_banks_once(self):
         self.store.set_power('h1', 'standby', 'pool-a')
         self.clock.advance_time_seconds(3600)

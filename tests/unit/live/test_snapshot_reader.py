@@ -68,6 +68,7 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
             'h3': mock.Mock(counter=0)}})
         self.planner_config = model.PlannerConfig(cpu_threshold=80,
                                                   level_gap=0)
+        self.period.store.left_standby.return_value = {}
 
     def snapshot(self, all_instances=False):
         return self.period.reader.read(mock.sentinel.context,
@@ -281,6 +282,37 @@ class SnapshotTest(test_rebalancer.PeriodTestCase):
         self.assertEqual(
             {'h1': model.ON, 'h2': model.ON, 'h3': model.STANDBY},
             {name: host.power for name, host in snapshot.hosts.items()})
+
+    def test_hosts_woken_lately_carry_the_seconds_since(self):
+        # Every host on, h1's pool under power management: h2 left standby
+        # an hour ago, h3 six hours ago (no longer counted), so h2's pool
+        # levels (doc/power.md); leveling sees it, and so does the plan.
+        self.planner_config = model.PlannerConfig(cpu_threshold=80,
+                                                  level_gap=0.5)
+        self.period.store.left_standby.return_value = {
+            'h2': self.NOW - datetime.timedelta(hours=1),
+            'h3': self.NOW - datetime.timedelta(hours=6)}
+        self.build.return_value = model.Snapshot(
+            {name: model.HostSnapshot(name, 10, 1024, 50.0, None)
+             for name in ('h1', 'h2', 'h3')}, (), self.planner_config)
+        sources = self.useFixture(fixtures.MockPatchObject(
+            level, 'leveling_sources', return_value=set())).mock
+        self.power('automatic')
+        woken = {'h1': None, 'h2': 3600.0, 'h3': None}
+        self.assertEqual(woken, {
+            name: host.woken_ago
+            for name, host in sources.call_args.args[0].items()})
+        snapshot, *_ = self.period.reader.read(
+            mock.sentinel.context, self.planner_config, self.windows, False)
+        self.assertEqual(woken, {name: host.woken_ago
+                                 for name, host in snapshot.hosts.items()})
+        # Not read where nothing levels, nor with power management off.
+        self.period.store.left_standby.reset_mock()
+        self.planner_config = model.PlannerConfig(level_gap=0)
+        self.power('automatic')
+        self.planner_config = model.PlannerConfig(level_gap=0.5)
+        self.power('off')
+        self.period.store.left_standby.assert_not_called()
 
     def test_every_instance_read_for_a_dry_run(self):
         self.snapshot(all_instances=True)

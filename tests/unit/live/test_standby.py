@@ -272,6 +272,33 @@ class SnapshotTest(testtools.TestCase):
     def test_nothing_changed_is_the_same_snapshot(self):
         snapshot = self.snapshot(h1=(8, 'on'))
         self.assertIs(snapshot, standby.with_power(snapshot, {}, set()))
+        self.assertIs(snapshot, standby.with_power(snapshot, {}, set(), {}))
+
+    def test_the_seconds_since_each_host_left_standby(self):
+        found = standby.with_power(
+            self.snapshot(h1=(8, 'on'), h2=(8, 'waking')),
+            {'h2': {'state': 'waking'}}, set(), {'h1': 60.0, 'h2': 5.0})
+        self.assertEqual([60.0, 5.0], [found.hosts[n].woken_ago
+                                       for n in ('h1', 'h2')])
+        self.assertEqual(
+            {'h1': None, 'h2': None},
+            {n: host.woken_ago for n, host in standby.with_power(
+                found, {}, set()).hosts.items()})
+
+    def test_woken_within_the_window(self):
+        now = datetime.datetime(2026, 11, 29, 12, 0)
+        store = mock.Mock(**{'left_standby.return_value': {
+            'h1': now - datetime.timedelta(seconds=3599),
+            'h2': now - datetime.timedelta(seconds=3600),
+            # A clock behind the writer's: just now.
+            'h3': now + datetime.timedelta(seconds=5)}})
+        self.assertEqual({'h1': 3599.0, 'h3': 0.0},
+                         standby.woken_ago(store, now, 3600))
+        self.assertEqual({}, standby.woken_ago(store, now, 0))
+        store.left_standby.side_effect = db_exc.DBError('gone')
+        with self.assertLogs(standby.LOG.logger, 'WARNING') as logs:
+            self.assertEqual({}, standby.woken_ago(store, now, 3600))
+        self.assertIn('when hosts left standby is unreadable', logs.output[0])
 
     def test_a_failed_boot_wakes_the_pool_of_the_largest_standby_host(self):
         snapshot = self.snapshot(h1=(8, 'standby'), h2=(16, 'standby'),

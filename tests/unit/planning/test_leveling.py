@@ -151,6 +151,38 @@ class LevelingTest(testtools.TestCase):
         self.assertEqual((), plan(held, INSTANCES, rate=0.0,
                                   level_gap=0).moves)
 
+    def test_a_pool_levels_for_level_after_wake_after_a_wake(self):
+        # Every host on again, but 'cool' was woken 5 h 59 min ago: it
+        # came back empty, and the pool levels until 6 h have passed.
+        woken = [*HOSTS[:2], ('cool', 40.0, {'woken_ago': 21599.0})]
+        result = plan(woken, INSTANCES, rate=0.0)
+        self.assertEqual([('fits', 'hot', 'cool')],
+                         [(m.instance, m.source, m.destination)
+                          for m in result.moves])
+        self.assertIn('level: power management woke host cool 360 minutes '
+                      'ago; host hot at 78.0%', result.moves[0].reason)
+        woken[2] = ('cool', 40.0, {'woken_ago': 21600.0})
+        self.assertEqual((), plan(woken, INSTANCES, rate=0.0).moves)
+        # The window is an option; 0 levels only while a host is out.
+        self.assertEqual(1, len(plan(woken, INSTANCES, rate=0.0,
+                                     level_after_wake=21601).moves))
+        woken[2] = ('cool', 40.0, {'woken_ago': 0.0})
+        self.assertEqual((), plan(woken, INSTANCES, rate=0.0,
+                                  level_after_wake=0).moves)
+
+    def test_a_host_held_out_is_named_before_one_woken(self):
+        hosts = hosts_at(('a', 75.0, 0.0, {'woken_ago': 60.0}),
+                         ('b', 40.0, 0.0, {}),
+                         ('s', None, 0.0, {'power': model.WAKING}))
+        self.assertEqual(
+            {None: 'power management holds host s out (waking)'},
+            level.packed(hosts, model.PlannerConfig()))
+        # A woken host excluded from DRS does not count.
+        hosts = hosts_at(('a', 75.0, 0.0, {}),
+                         ('x', 40.0, 0.0, {'woken_ago': 60.0,
+                                           'excluded': True}))
+        self.assertEqual({}, level.packed(hosts, model.PlannerConfig()))
+
     def test_off_with_no_gap(self):
         self.assertEqual((), plan(HOSTS, INSTANCES, level_gap=0).moves)
 

@@ -120,6 +120,8 @@ class HostsTest(testtools.TestCase):
         self.hosts.state['host-2'] = model.STANDBY
         self.placed.disabled.add('host-2')
         self.assertTrue(self.hosts.wake('host-2', 600.0))
+        self.assertFalse(self.hosts.wake('host-1', 610.0))
+        self.assertEqual({'host-2': 600.0}, self.hosts.woken_at)
         self.hosts.advance(660.0, [])
         self.assertEqual((model.WAKING, {'host-2'}),
                          (self.hosts.state['host-2'], self.placed.disabled))
@@ -248,6 +250,24 @@ class PowerLoopTest(testtools.TestCase):
                                       result.power['standby_drain_seconds']))
         # Two hosts at 30 % and one in standby from 2 minutes on.
         self.assertLess(result.power['energy_kwh'], 0.21)
+
+    def test_a_woken_host_carries_the_seconds_since_its_wake(self):
+        def look(view):
+            host = view.snapshot(CONFIG, 'automatic').hosts['host-2']
+            return host.power, host.woken_ago
+
+        actions = {1: [power_plan.PowerAction(power_plan.STANDBY, 'host-2',
+                                              None, 'test')],
+                   4: [power_plan.PowerAction(power_plan.WAKE, 'host-2',
+                                              None, 'test')]}
+        strategy = _Drained(look, actions)
+        self._run(strategy)
+        # Powered on at 240 s, up after its 120 s boot; never woken before.
+        self.assertEqual(
+            [(model.ON, None), (model.ON, None), (model.STANDBY, None),
+             (model.STANDBY, None), (model.STANDBY, None),
+             (model.WAKING, 60.0), (model.ON, 120.0), (model.ON, 180.0)],
+            strategy.seen[:8])
 
     def test_several_standbys_of_one_period_drain_together(self):
         standbys = [power_plan.PowerAction(power_plan.STANDBY, host, None,
