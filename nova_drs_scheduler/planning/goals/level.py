@@ -89,18 +89,19 @@ def packed(hosts: Mapping[str, model.HostSnapshot],
     woken host comes back empty, and reacting to violations alone would
     refill it only as the others go over, in the ramp that woke it."""
     found = {}
-    for name in sorted(hosts):
-        host = hosts[name]
+    # A host held out is named before one woken.
+    for host in sorted(hosts.values(),
+                       key=lambda h: (h.power == model.ON, h.name)):
         if not working.balanced(host):
             continue
         if host.power != model.ON:
             found.setdefault(working.pool_key(host, config),
-                             f'power management holds host {name} out '
-                             f'({host.power})')
+                             f'power management holds host {host.name} '
+                             f'out ({host.power})')
         elif (host.woken_ago is not None
               and host.woken_ago < config.level_after_wake):
             found.setdefault(working.pool_key(host, config),
-                             f'power management woke host {name} '
+                             f'power management woke host {host.name} '
                              f'{host.woken_ago / 60:.0f} minutes ago')
     return found
 
