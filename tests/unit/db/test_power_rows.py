@@ -217,6 +217,34 @@ class StandbySecondsTest(test_store.StoreTestBase):
         # Counted where its last standby was.
         self.assertEqual({'pool-b': 1800.0}, self.store.standby_seconds())
 
+    def test_each_host_banks_its_own_time(self):
+        self.store.set_power('h1', 'standby', 'pool-a')
+        self.clock.advance_time_seconds(3600)
+        self.store.set_power('h1', 'waking')
+        # h2, sorting after h1, banks for the first time: its own row.
+        self.store.set_power('h2', 'standby', 'pool-b')
+        self.clock.advance_time_seconds(1800)
+        self.store.set_power('h2', 'waking')
+        self.assertEqual({'pool-a': 3600.0, 'pool-b': 1800.0},
+                         self.store.standby_seconds())
+        # Each adds to its own row only, whichever sorts first.
+        for host, seconds in (('h1', 600), ('h2', 60)):
+            self.store.set_power(host, 'standby')
+            self.clock.advance_time_seconds(seconds)
+            self.store.set_power(host, 'waking')
+        self.assertEqual({'pool-a': 4200.0, 'pool-b': 1860.0},
+                         self.store.standby_seconds())
+
+    def test_no_time_or_a_clock_gone_back_banks_nothing(self):
+        self.store.set_power('h1', 'standby', 'pool-a')
+        self.store.set_power('h1', 'waking')
+        self.assertEqual({'pool-a': 0.0}, self.store.standby_seconds())
+        self.store.set_power('h1', 'standby')
+        self.clock.advance_time_seconds(-10)
+        self.assertEqual({'pool-a': 0.0}, self.store.standby_seconds())
+        self.store.set_power('h1', 'waking')
+        self.assertEqual({'pool-a': 0.0}, self.store.standby_seconds())
+
     def test_when_each_host_last_left_standby(self):
         self.assertEqual({}, self.store.left_standby())
         self.store.set_power('h1', 'entering', 'pool-a')

@@ -177,10 +177,26 @@ class LevelingTest(testtools.TestCase):
         self.assertEqual(
             {None: 'power management holds host s out (waking)'},
             level.packed(hosts, model.PlannerConfig()))
-        # A woken host excluded from DRS does not count.
-        hosts = hosts_at(('a', 75.0, 0.0, {}),
-                         ('x', 40.0, 0.0, {'woken_ago': 60.0,
-                                           'excluded': True}))
+        # Whatever the names, and an 'on' read from the database counts
+        # as on; a host entering standby is held out too.
+        for state in (model.ENTERING, model.STANDBY):
+            hosts = hosts_at(
+                ('a', 75.0, 0.0, {'woken_ago': 60.0,
+                                  'power': ''.join(['o', 'n'])}),
+                ('s', None, 0.0, {'power': state}))
+            self.assertEqual(
+                {None: f'power management holds host s out ({state})'},
+                level.packed(hosts, model.PlannerConfig()))
+        # A woken host excluded from DRS does not count, nor stops the
+        # count.
+        hosts = hosts_at(('a', 75.0, 0.0, {'woken_ago': 60.0,
+                                           'excluded': True}),
+                         ('b', 40.0, 0.0, {'woken_ago': 120.0}))
+        self.assertEqual(
+            {None: 'power management woke host b 2 minutes ago'},
+            level.packed(hosts, model.PlannerConfig()))
+        # Longer ago than the window: not packed.
+        hosts = hosts_at(('b', 40.0, 0.0, {'woken_ago': 21601.0}))
         self.assertEqual({}, level.packed(hosts, model.PlannerConfig()))
 
     def test_off_with_no_gap(self):
