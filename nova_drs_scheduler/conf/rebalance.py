@@ -259,7 +259,10 @@ OPTS = [
         default=3600,
         min=0,
         help='Seconds after a rebalancing migration during which the same '
-             'instance is not moved again. 0 disables the cooldown.'),
+             'instance is not moved again, but off a starved host none of '
+             'whose other instances may move (its tenants wait for CPU; '
+             '``no_return_time`` still keeps it off the host it left; '
+             'doc/balancing.md). 0 disables the cooldown.'),
     cfg.IntOpt(
         'no_return_time',
         default=21600,

@@ -221,6 +221,9 @@ class InstanceSnapshot:
     #: Cores of its demand that waited for a CPU (its vCPUs' wait time);
     #: None when not measured.
     cpu_waiting: float | None = None
+    #: ``blocked`` by its cooldown alone (``[drs] instance_cooldown``): a
+    #: starved host none of whose other instances may move still sends it.
+    cooling: bool = False
 
     def loaded(self, cpu_cores: float) -> 'InstanceSnapshot':
         """This instance with a new load.

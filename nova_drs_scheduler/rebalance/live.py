@@ -498,6 +498,10 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
         else:
             blocked = instance_blocked(instance, instance.facts, reason)
             transient, how = False, model.LIVE
+        # Held by its cooldown alone: not by its state nor an opt-out.
+        kind = migrations.kinds.get(instance.uuid)
+        cooling = (kind == recent_moves.COOLDOWN and blocked == reason
+                   and opt_out(instance.facts) is None)
         instances.append(model.InstanceSnapshot(
             uuid=instance.uuid, host=instance.host,
             name=instance.display_name or '',
@@ -508,7 +512,7 @@ def build_snapshot(cloud: Cloud, settings, statuses, loads,
             migration=how, transient=transient,
             refused=tuple(sorted(filter(None, refused.get(instance.uuid,
                                                           ())))),
-            cpu_waiting=waits.get(instance.uuid)))
+            cpu_waiting=waits.get(instance.uuid), cooling=cooling))
     return model.Snapshot(
         hosts=hosts, instances=instances, config=config,
         inflight_by_host=migrations.inflight_by_host,

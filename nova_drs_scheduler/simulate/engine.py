@@ -146,6 +146,9 @@ class PeriodView:
     #: (``HostSnapshot.loads_stayed``).
     stayed: dict = dataclasses.field(default_factory=dict)
 
+    #: VMs of ``blocked`` held by their cooldown alone.
+    cooling: frozenset = frozenset()
+
     #: {periods: the trace rows of the last ``periods`` periods}
     _rows: dict = dataclasses.field(default_factory=dict)
 
@@ -329,14 +332,23 @@ class SnapshotInputs:
         transient = host in view.maintenance and name in view.cluster.inflight
         if host in view.maintenance and not transient:
             blocked = None
+        cooling = blocked is not None and name in view.cooling
         if (known is None or known.host != host or known.blocked != blocked
-                or known.left != left or known.transient != transient):
+                or known.left != left or known.transient != transient
+                or known.cooling != cooling):
             flavor = view.cluster.vms[name].flavor
             return model.InstanceSnapshot(
                 uuid=name, host=host, name=name, vcpus=flavor.vcpus,
                 memory_mb=flavor.memory_mb, cpu_cores=cores,
-                blocked=blocked, left=left, transient=transient)
+                blocked=blocked, left=left, transient=transient,
+                cooling=cooling)
         return known if known.cpu_cores == cores else known.loaded(cores)
+
+
+def _cooling(recent: recent_moves.MigrationState) -> frozenset:
+    """The instances that only their cooldown holds."""
+    return frozenset(name for name, kind in recent.kinds.items()
+                     if kind == recent_moves.COOLDOWN)
 
 
 def _step(trace: traces.Trace, now: float) -> int:
@@ -528,7 +540,8 @@ class _Run:
             queued=self._queued(),
             start=functools.partial(self.start, period, at=now),
             wake=self.wake, power=self.power,
-            stayed=relief.stayed_counts(self.checks, now))
+            stayed=relief.stayed_counts(self.checks, now),
+            cooling=_cooling(recent))
         # Collect the simulator's garbage now, so that a strategy's
         # planning time does not include a collection it did not cause
         # (cheap: what existed before the loop is frozen).
@@ -570,6 +583,7 @@ class _Run:
         recent = self.blocker.state(self.cluster.inflight, at)
         return dataclasses.replace(
             self._view, now=at, blocked=recent.blocked, left=recent.left,
+            cooling=_cooling(recent),
             arrived=frozenset(m.vm for m in self._ended),
             maintenance=self._draining(), queued=self._queued(),
             start=functools.partial(self.start, period, at=at),

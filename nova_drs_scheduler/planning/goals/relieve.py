@@ -52,6 +52,8 @@ def _plan_host(work, source) -> None:
         instances = work.by_host.get(source.name, ())
         movable = [i for i in instances
                    if i.blocked is None and i.uuid not in work.moved]
+        if not movable and source.starved:
+            movable = _cooling(work, source, instances, head)
         if not movable:
             blocked = collections.Counter(
                 i.blocked for i in instances if i.blocked is not None)
@@ -68,6 +70,21 @@ def _plan_host(work, source) -> None:
                 or base.pressure(source, work.cpu[source.name],
                                  work.ram[source.name]) <= 0):
             return
+
+
+def _cooling(work, source, instances, head) -> list:
+    """The instances of a starved host that only their cooldown holds,
+    when none other may move: a cooldown keeps an instance from bouncing
+    on, but a host refilled lately holds little else, and its tenants
+    wait for CPU now (no_return_time still keeps each off the host it
+    left)."""
+    found = [i for i in instances
+             if i.cooling and i.uuid not in work.moved]
+    if found:
+        work.notes.append(f'host {source.name}: starved, and no other '
+                          f'instance may move: {len(found)} in their '
+                          f'cooldown may leave it')
+    return found
 
 
 def _choose(work, source, movable, head):

@@ -282,6 +282,25 @@ class BuildSnapshotTest(testtools.TestCase):
                          model.LIVE),
             uuids.done: (None, False, model.LIVE)}, got)
 
+    def test_held_by_their_cooldown_alone(self):
+        # Off a host not draining: a cooldown alone marks it cooling, not
+        # with an opt-out, another state, or another kind of block.
+        rows = [self.row(uuids.cool, 'n'), self.row(uuids.out, 'n',
+                                                     facts=OPTED_OUT),
+                self.row(uuids.busy, 'n', task_state='migrating'),
+                self.row(uuids.sick, 'n'), self.row(uuids.free, 'n'),
+                self.row(uuids.drained, 'm')]
+        snapshot, _ = self.build(rows, [
+            migration(uuids.m1, uuids.cool, 'completed', 30),
+            migration(uuids.m2, uuids.out, 'completed', 30),
+            migration(uuids.m3, uuids.busy, 'completed', 30),
+            migration(uuids.m4, uuids.sick, 'error', 30),
+            migration(uuids.m5, uuids.drained, 'completed', 30)])
+        self.assertEqual(
+            {uuids.cool: True, uuids.out: False, uuids.busy: False,
+             uuids.sick: False, uuids.free: False, uuids.drained: False},
+            {i.uuid: i.cooling for i in snapshot.instances})
+
     def test_a_down_draining_host_blocks_its_instances(self):
         self.up['m'] = False
         rows = [self.row(uuids.a, 'm'), self.row(uuids.b, 'm', 'stopped'),

@@ -56,6 +56,56 @@ class StarvedFirstTest(testtools.TestCase):
         self.assertEqual(['full'], [m.source for m in result.moves])
 
 
+class StarvedInTheirCooldownTest(testtools.TestCase):
+    """A starved host refilled lately holds only instances in their
+    cooldown: when no other may move, those may."""
+
+    COOLING = 'cooldown: moved a -> full 600s ago (cooldown 3600s)'
+
+    def relieved(self, source, *others):
+        hosts = [source, h.host('cool', 20.0)]
+        instances = [h.instance('i1', source.name, 2.0,
+                                blocked=self.COOLING, cooling=True),
+                     *others]
+        return plan(hosts, instances)
+
+    def test_a_starved_host_sends_an_instance_in_its_cooldown(self):
+        result = self.relieved(h.host('full', 110.0, counter=1,
+                                      cpu_contention=10.0))
+        self.assertEqual([('i1', 'full', 'cool')],
+                         [(m.instance, m.source, m.destination)
+                          for m in result.moves])
+        self.assertIn('host full: starved, and no other instance may '
+                      'move: 1 in their cooldown may leave it', result.notes)
+
+    def test_not_from_a_host_merely_over(self):
+        result = self.relieved(h.host('hot', 95.0, counter=1))
+        self.assertEqual((), result.moves)
+        self.assertIn('host hot: violated, no move: no movable instance '
+                      f'(blocked: 1x {self.COOLING})', result.notes)
+
+    def test_not_while_another_instance_may_move(self):
+        result = self.relieved(h.host('full', 100.0, counter=1),
+                               h.instance('i2', 'full', 0.5))
+        self.assertEqual(['i2'], [m.instance for m in result.moves])
+
+    def test_an_instance_blocked_otherwise_stays(self):
+        hosts = [h.host('full', 100.0, counter=1), h.host('cool', 20.0)]
+        result = plan(hosts, [h.instance('i1', 'full', 2.0,
+                                         blocked=self.COOLING)])
+        self.assertEqual((), result.moves)
+        self.assertFalse([n for n in result.notes if 'cooldown may' in n])
+
+    def test_never_back_to_the_host_it_left(self):
+        hosts = [h.host('full', 110.0, counter=1, cpu_contention=10.0),
+                 h.host('cool', 20.0), h.host('other', 30.0)]
+        result = plan(hosts, [h.instance('i1', 'full', 2.0,
+                                         blocked=self.COOLING, cooling=True,
+                                         left=('cool',))])
+        self.assertEqual([('i1', 'other')],
+                         [(m.instance, m.destination) for m in result.moves])
+
+
 class StarvedInsideTheMarginTest(testtools.TestCase):
     """A starved host may send inside the margin in a cool pool: its
     destination only stays under its threshold."""

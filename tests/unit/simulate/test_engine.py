@@ -134,6 +134,20 @@ class LoopTest(testtools.TestCase):
              ({}, {})],
             script.seen)
 
+    def test_only_a_cooldown_marks_an_instance_cooling(self):
+        # 1 GiB at 100 Mbit/s, over at about 86 s: in flight at 60 s
+        # (blocked, not cooling), in its 100 s cooldown at 120 s and 180 s
+        # (cooling), free at 240 s.
+        spec = dataclasses.replace(self.spec, bandwidth_mbps=100.0)
+        script = Recording(
+            lambda view: [(i.blocked is not None, i.cooling)
+                          for i in view.snapshot(CONFIG).instances][0],
+            {0: [('vm0', 'host-1')]})
+        engine.run(_trace([100.0] * 5, [0.0] * 5), self.vms, spec, script,
+                   _settings(cooldown=100, no_return=0))
+        self.assertEqual([(False, False), (True, False), (True, True),
+                          (True, True), (False, False)], script.seen)
+
     def test_moves_back_and_forth_read_anew(self):
         # Four sub-second moves, none in cooldown, each source barred for
         # 150 s: the planner's instance follows every move and expiry.
