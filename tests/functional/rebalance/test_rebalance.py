@@ -812,6 +812,42 @@ class StarvedFirstTest(base.RebalanceTestBase):
         self.assertEqual('host1', self._host_of(server))
 
 
+class StarvedInTheirCooldownTest(base.RebalanceTestBase):
+    """A starved host whose every instance is in its cooldown sends one
+    all the same, never back where it came from; a host merely over its
+    threshold waits for the cooldown."""
+
+    DRS = {'cpu_threshold': 80.0, 'margin': 5.0, 'instance_cooldown': 3600,
+           'max_migrations_per_period': 1, 'stabilization': 1}
+
+    def test_a_cooldown_gives_way_to_a_tenant_waiting_for_cpu(self):
+        server = self._boot('host1')
+        loads = {server: 1.0}
+        self._settle(self._period({'host1': 95, 'host2': 20, 'host3': 60},
+                                  loads))
+        self.assertEqual('host2', self._host_of(server))
+        # Now host2 is over with the server in its cooldown: it waits.
+        hosts = {'host1': 30, 'host2': 95, 'host3': 30}
+        record = self._period(hosts, loads)
+        self.assertTrue(self._verdict(record, 'host2')['violated'])
+        self.assertEqual([], record['moves'])
+        self.assertIn('cooldown', record['blocked'][server])
+        # Its demand goes unserved: the server leaves, to host3 (it came
+        # from host1).
+        self._write_metrics(hosts, loads, waiting={'host2': 0.5})
+        record = self._settle(self.run_period(settle=False))
+        self.assertEqual(1, len(record['moves']),
+                         (record['notes'], self._verdict(record, 'host2')))
+        [move] = record['moves']
+        self.assertEqual((server, 'host3', 'completed'),
+                         (move['instance'], move['destination'],
+                          move['outcome']['status']))
+        self.assertIn('host host2: starved, and no other instance may '
+                      'move: 1 in their cooldown may leave it',
+                      record['notes'])
+        self.assertEqual(['host3'], self._allocated_hosts(server))
+
+
 class StepAfterArrivalTest(base.RebalanceTestBase):
     """A host that steps over its threshold after an arrival and stays
     there is relieved within three periods, periods a
