@@ -291,10 +291,15 @@ class SnapshotTest(testtools.TestCase):
             'h1': now - datetime.timedelta(seconds=3599),
             'h2': now - datetime.timedelta(seconds=3600),
             # A clock behind the writer's: just now.
-            'h3': now + datetime.timedelta(seconds=5)}})
+            'h3': now + datetime.timedelta(seconds=5),
+            'h4': now - datetime.timedelta(hours=2)}})
         self.assertEqual({'h1': 3599.0, 'h3': 0.0},
                          standby.woken_ago(store, now, 3600))
+        self.assertEqual({'h3': 0.0}, standby.woken_ago(store, now, 1))
+        # No window: the database is not even read.
+        store.left_standby.reset_mock()
         self.assertEqual({}, standby.woken_ago(store, now, 0))
+        store.left_standby.assert_not_called()
         store.left_standby.side_effect = db_exc.DBError('gone')
         with self.assertLogs(standby.LOG.logger, 'WARNING') as logs:
             self.assertEqual({}, standby.woken_ago(store, now, 3600))
