@@ -261,16 +261,25 @@ class BuildSnapshotTest(testtools.TestCase):
             uuids.out: ('opted out: instance metadata drs_exclude=true',
                         False, model.LIVE)}, got)
 
+    def after(self, *cases):
+        """Built with each ``(instance, host, its migration's status, age
+        in seconds[, row options])`` case's row and migration (migration
+        ``m1`` the first case's, and so on)."""
+        rows, migrations = [], []
+        for number, (uuid, host, status, age, *options) in enumerate(
+                cases, 1):
+            rows.append(self.row(uuid, host, **(options[0] if options
+                                               else {})))
+            migrations.append(migration(getattr(uuids, f'm{number}'), uuid,
+                                        status, age))
+        return self.build(rows, migrations)
+
     def test_recent_migrations_on_and_off_a_draining_host(self):
-        rows = [self.row(uuids.flying, 'm'), self.row(uuids.cool, 'm'),
-                self.row(uuids.cool_n, 'n'), self.row(uuids.sick, 'm'),
-                self.row(uuids.done, 'm')]
-        _, got = self.build(rows, [
-            migration(uuids.m1, uuids.flying, 'running', 5),
-            migration(uuids.m2, uuids.cool, 'completed', 30),
-            migration(uuids.m3, uuids.cool_n, 'completed', 30),
-            migration(uuids.m4, uuids.sick, 'error', 30),
-            migration(uuids.m5, uuids.done, 'completed', 601)])
+        _, got = self.after((uuids.flying, 'm', 'running', 5),
+                            (uuids.cool, 'm', 'completed', 30),
+                            (uuids.cool_n, 'n', 'completed', 30),
+                            (uuids.sick, 'm', 'error', 30),
+                            (uuids.done, 'm', 'completed', 601))
         flying = f'migrating m -> a (migration {uuids.m1})'
         self.assertEqual({
             uuids.flying: (flying, True, model.LIVE),
@@ -285,17 +294,14 @@ class BuildSnapshotTest(testtools.TestCase):
     def test_held_by_their_cooldown_alone(self):
         # Off a host not draining: a cooldown alone marks it cooling, not
         # with an opt-out, another state, or another kind of block.
-        rows = [self.row(uuids.cool, 'n'), self.row(uuids.out, 'n',
-                                                     facts=OPTED_OUT),
-                self.row(uuids.busy, 'n', task_state='migrating'),
-                self.row(uuids.sick, 'n'), self.row(uuids.free, 'n'),
-                self.row(uuids.drained, 'm')]
-        snapshot, _ = self.build(rows, [
-            migration(uuids.m1, uuids.cool, 'completed', 30),
-            migration(uuids.m2, uuids.out, 'completed', 30),
-            migration(uuids.m3, uuids.busy, 'completed', 30),
-            migration(uuids.m4, uuids.sick, 'error', 30),
-            migration(uuids.m5, uuids.drained, 'completed', 30)])
+        snapshot, _ = self.after(
+            (uuids.cool, 'n', 'completed', 30),
+            (uuids.out, 'n', 'completed', 30, {'facts': OPTED_OUT}),
+            (uuids.busy, 'n', 'completed', 30, {'task_state': 'migrating'}),
+            (uuids.sick, 'n', 'error', 30),
+            (uuids.drained, 'm', 'completed', 30),
+            # Its migration long over: not blocked at all.
+            (uuids.free, 'n', 'completed', 601))
         self.assertEqual(
             {uuids.cool: True, uuids.out: False, uuids.busy: False,
              uuids.sick: False, uuids.free: False, uuids.drained: False},
