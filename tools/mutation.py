@@ -191,7 +191,9 @@ MODULES = {
     'simulate/scoring.py': [_SIMULATE + 'test_scoring'],
     'simulate/cluster.py': [_SIMULATE + 'test_cluster'],
     'simulate/traces.py': [_SIMULATE + 'test_traces'],
-    'simulate/engine.py': [_SIMULATE + 'test_engine'],
+    'simulate/engine.py': [_SIMULATE + 'test_engine',
+                           _SIMULATE + 'test_engine_maintenance',
+                           _SIMULATE + 'test_power'],
 }
 
 _EQUIVALENT = re.compile(r'^\| `(?P<module>[^`]+)` \| `(?P<before>[^`]+)` \| '
