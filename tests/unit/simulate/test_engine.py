@@ -216,6 +216,21 @@ class AccountingTest(testtools.TestCase):
         self.assertEqual(
             2, card.summary()['drs_caused_overloaded_host_periods'])
 
+    def test_an_arrival_causes_the_overload_it_alone_brings(self):
+        # vm0 (4 vCPUs at 50.5 %: 50.5 % of a 4-CPU host) reaches host-1 at
+        # 150 s; host-1 carries vm1 at 79.75 % or 80.25 %.  Without the
+        # arrival the first is not over its threshold (80 %): caused; the
+        # second is: not caused.
+        for own, over, caused in ((79.75, [0, 0, 1, 1], [0, 0, 0, 1]),
+                                  (80.25, [1, 1, 1, 1], [0, 0, 0, 0])):
+            trace = _trace([50.5] * 4, [own] * 4)
+            vms = cluster.assign_flavors(trace.names, (self.flavor,), 0)
+            script = Recording(lambda view: None, {1: [('vm0', 'host-1')]})
+            card = engine.run(trace, vms, self.spec, script,
+                              _settings(arrival_periods=2)).card
+            self.assertEqual(over, card.overloaded_series)
+            self.assertEqual(caused, card.caused_series)
+
     def test_relief_checked_after_the_move_ends(self):
         # Three 4-CPU hosts; vm0 and vm3 (2 vCPUs at 90 %) on host-0
         # (90 %), vm1 on host-1 and vm2 on host-2 (10 %: 5 %).  Sub-second
@@ -281,6 +296,60 @@ class AccountingTest(testtools.TestCase):
         self.assertEqual([(True, 1.8), (False, 0.2)],
                          [(o['load_stayed'], o['instance_cores'])
                           for o in card.reliefs if o])
+
+    def test_a_relief_due_at_a_period_is_checked_in_it(self):
+        # A 60 s copy from 60 s ends at 120 s: checked a period later, at
+        # 180 s, the fourth period.
+        spec = dataclasses.replace(
+            self.spec, bandwidth_mbps=1024 * 8 * 1.048576 / 60)
+        trace = _trace([100.0] * 4, [0.0] * 4)
+        vms = cluster.assign_flavors(trace.names, (self.flavor,), 0)
+        script = Recording(lambda view: None, {1: [model.Move(
+            'vm0', 'host-0', 'host-1', 'test',
+            {'source_cpu_before': 100.0, 'source_cpu': 0.0,
+             'destination_cpu': 100.0})]})
+        card = engine.run(trace, vms, spec, script,
+                          _settings(relief_check_periods=1)).card
+        self.assertEqual(1, card.summary()['relief_checked'])
+
+    def test_reliefs_are_checked_in_the_order_they_fall_due(self):
+        # 90 s copies on separate links: vm0 host-0 -> host-1 from 0 s
+        # (due at 150 s), vm2 host-2 -> host-3 from 60 s (due at 210 s).
+        # The period at 180 s checks the first, though the second is
+        # queued behind it.
+        spec = dataclasses.replace(self.spec, hosts=4)
+        trace = _trace(*([[100.0] * 4] * 4))
+        vms = cluster.assign_flavors(trace.names, (self.flavor,), 0)
+        promise = {'source_cpu_before': 100.0, 'source_cpu': 0.0,
+                   'destination_cpu': 100.0}
+        script = Recording(lambda view: None, {
+            0: [model.Move('vm0', 'host-0', 'host-1', 'test', promise)],
+            1: [model.Move('vm2', 'host-2', 'host-3', 'test', promise)]})
+        card = engine.run(trace, vms, spec, script,
+                          _settings(relief_check_periods=1)).card
+        self.assertEqual(2, card.migrations)
+        self.assertEqual(1, card.summary()['relief_checked'])
+
+    def test_relief_checks_are_learnt_from_for_two_hours(self):
+        # vm0's move at 0 s (over at 0.86 s) is checked at the first
+        # period a period after its end, 120 s; what leveling learns from
+        # it counts until 7200 s after the check (7320 s), not after.
+        periods = 124
+        trace = _trace([90.0] * periods, [10.0] * periods)
+        vms = cluster.assign_flavors(
+            trace.names, (cluster.Flavor('f', 2, 1024),), 0)
+        spec = dataclasses.replace(self.spec, host_memory_mb=8192,
+                                   bandwidth_mbps=10000.0)
+        promise = {'source_cpu_before': 90.0, 'source_cpu': 45.0,
+                   'destination_cpu': 50.0, 'instance_cores': 1.8}
+        script = Recording(
+            lambda view: view.snapshot(model.PlannerConfig())
+            .hosts['host-0'].loads_stayed,
+            {0: [model.Move('vm0', 'host-0', 'host-1', 'test', promise)]})
+        engine.run(trace, vms, spec, script,
+                   _settings(relief_check_periods=1))
+        self.assertEqual([None, None] + [(1, 1)] * 121 + [None],
+                         script.seen)
 
     def test_relief_check_waits_for_the_end_of_the_migration(self):
         # A 90 s copy from 60 s ends at 150 s: checked 10 periods later at
@@ -408,6 +477,44 @@ class SnapshotInputsTest(testtools.TestCase):
         self.assertEqual([(None, None)] * 8, [vm1 for _, vm1 in script.seen])
         self.assertIsNone(expected[0][1])
         self.assertGreater(expected[3][1], 0.0)
+
+    def test_no_trends_with_a_half_life_of_0(self):
+        # vm0 alone on 2-CPU host-0 at 90 %: measured every period.
+        trace = _trace([90.0] * 3, [10.0] * 3)
+        flavor = cluster.Flavor('f', 2, 1024)
+        vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+        spec = cluster.ClusterSpec(hosts=2, host_vcpus=2,
+                                   host_memory_mb=8192)
+        for halflife, trended in ((0.0, [0, 0, 0]), (1.0, [1, 1, 1])):
+            config = dataclasses.replace(CONFIG, load_halflife=halflife)
+            script = Recording(
+                lambda view, c=config: len(view.snapshot(c).trends))
+            engine.run(trace, vms, spec, script,
+                       engine.Settings(config, functools.partial(
+                           metrics.MetricsWindows, 1, 1, 180, 80.0, 90.0)))
+            self.assertEqual(trended, script.seen)
+
+    def test_trends_of_the_instances_on_a_leveling_source(self):
+        # vm0 alone on 2-CPU host-0 at 75 %: under its threshold, within
+        # level_band of it, in a pool that levels everywhere
+        # (level_rise_rate 0): a leveling source, whose instances are
+        # measured; not with leveling off (level_gap 0).  At 85 % it is
+        # measured as over its threshold, a leveling source too.
+        flavor = cluster.Flavor('f', 2, 1024)
+        spec = cluster.ClusterSpec(hosts=2, host_vcpus=2,
+                                   host_memory_mb=8192)
+        for load, gap, trended in ((75.0, 10.0, ['vm0']), (75.0, 0.0, []),
+                                   (85.0, 10.0, ['vm0'])):
+            trace = _trace([load] * 3, [10.0] * 3)
+            vms = cluster.assign_flavors(trace.names, (flavor,), 0)
+            config = dataclasses.replace(CONFIG, level_rise_rate=0.0,
+                                         level_gap=gap)
+            script = Recording(
+                lambda view, c=config: sorted(view.snapshot(c).trends))
+            engine.run(trace, vms, spec, script,
+                       engine.Settings(config, functools.partial(
+                           metrics.MetricsWindows, 1, 1, 180, 80.0, 90.0)))
+            self.assertEqual([trended] * 3, script.seen)
 
     @staticmethod
     def _hosts_seen(loads, host_vcpus, **windows_options):

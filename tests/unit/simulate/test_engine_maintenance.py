@@ -1,6 +1,7 @@
 """The simulation loop with hosts in maintenance: what the planner is
 shown, how drains are counted, and moves Nova's scheduler places."""
 
+import dataclasses
 import functools
 
 import testtools
@@ -190,6 +191,118 @@ class MaintenanceLoopTest(testtools.TestCase):
         self.assertEqual({'already migrating': 1}, dict(result.card.failed))
         self.assertEqual(1, result.card.migrations)
 
+
+    def test_instances_kept_between_periods_read_as_if_built_anew(self):
+        # 90 s copies under a 120 s cooldown: moves in flight off a
+        # draining host, instances cooling, two hosts in turn in
+        # maintenance and back; each period and each moment between
+        # periods, the kept instances equal a fresh build.
+        self.spec = cluster.ClusterSpec(
+            hosts=3, host_vcpus=4, host_memory_mb=8192,
+            bandwidth_mbps=1024 * 8 * 1.048576 / 90,
+            dirty_mib_per_core=0.0)
+        planner = strategies.PlannerStrategy(CONFIG, 'balanced')
+        checked, seen = [], set()
+
+        def check(view):
+            snapshot = view.snapshot(CONFIG)
+            fresh = engine.SnapshotInputs(view.cluster)
+            fresh.trends = view.inputs.trends
+            checked.append(list(snapshot.instances) == fresh.build(
+                view, view.measured(snapshot.hosts, CONFIG), CONFIG))
+            seen.update((i.uuid, i.transient, i.cooling,
+                         i.blocked is None) for i in snapshot.instances)
+
+        class Checking:
+            name = 'checking'
+
+            def plan(self, view):
+                check(view)
+                return planner.plan(view)
+
+            def react(self, view):
+                check(view)
+                return planner.react(view)
+
+        result = self._run(Checking(), maintenance.Schedule(
+            ('host-0', 'host-1'), 60.0, work_time=120.0), cooldown=120)
+        self.assertEqual(2, len(result.drains))
+        self.assertGreater(len(checked), 12)
+        self.assertNotIn(False, checked)
+        # The run went through every state the cache must follow.
+        self.assertTrue(any(transient for _, transient, _, _ in seen))
+        self.assertTrue(any(cooling for _, _, cooling, _ in seen))
+        # 300 s copies, the work started at the 60 s deadline and over 60 s
+        # later: host-0 is back in service while its instance is still in
+        # flight, which stops being transient with nothing else changed.
+        self.spec = dataclasses.replace(
+            self.spec, bandwidth_mbps=1024 * 8 * 1.048576 / 300)
+        del checked[:]
+        planner = strategies.PlannerStrategy(CONFIG, 'balanced')
+        flights = []
+        check_one = check
+
+        def check(view):
+            check_one(view)
+            flights.append({i.uuid: i.transient
+                            for i in view.snapshot(CONFIG).instances
+                            if (i.blocked or '').startswith('migrating')})
+
+        result = self._run(Checking(), maintenance.Schedule(
+            ('host-0',), 60.0, work_time=60.0, deadline=60.0))
+        self.assertNotIn(False, checked)
+        # vm0 leaves host-0 from 60 s (planned after that period's look)
+        # to 360 s: in flight off the host in maintenance at 120 s, off the
+        # host back in service at 180 s.
+        self.assertEqual([{}, {}, {'vm0': True}, {'vm0': False}],
+                         flights[:4])
+        # vm0 leaves host-0 from 0 s; host-0 enters maintenance at 120 s,
+        # with vm0 in flight: transient from then on, nothing else changed.
+        del checked[:], flights[:]
+        self._run(scripted.Looking(check, moves={0: [('vm0', 'host-1')]}),
+                  maintenance.drain('host-0', 120.0))
+        self.assertNotIn(False, checked)
+        self.assertEqual([{}, {'vm0': False}, {'vm0': True}], flights[:3])
+
+    def test_each_wake_is_a_moment_of_its_own_in_time_order(self):
+        log = []
+
+        class Waking(scripted.Looking):
+            def react(self, view):
+                log.append(('react', view.now))
+                return [], 0.0, 0.0
+
+        def look(view):
+            log.append(('plan', view.now))
+            if view.period == 1:
+                # Out of order, one at the next period's very start.
+                for after in (30.0, 60.0, 10.0):
+                    view.wake(view.now + after)
+
+        self._run(Waking(look), None)
+        self.assertEqual([('plan', 0.0), ('plan', 60.0), ('react', 70.0),
+                          ('react', 90.0), ('react', 120.0),
+                          ('plan', 120.0), ('plan', 180.0)], log[:7])
+
+    def test_a_wake_at_a_moves_end_is_one_moment(self):
+        reacted = []
+
+        class Waking(scripted.Looking):
+            def react(self, view):
+                reacted.append(view.now)
+                return [], 0.0, 0.0
+
+        def look(view):
+            if view.period == 1:
+                view.wake(150.0)
+
+        # A 90 s copy from 60 s ends at 150 s, when the strategy asked to
+        # be woken: one moment.
+        self.spec = cluster.ClusterSpec(
+            hosts=3, host_vcpus=4, host_memory_mb=8192,
+            bandwidth_mbps=1024 * 8 * 1.048576 / 90, dirty_mib_per_core=0.0)
+        self._run(Waking(look, moves={1: [('vm0', 'host-1')]}), None)
+        self.assertEqual([150.0], reacted)
 
 class Logged(strategies.PlannerStrategy):
     """``balanced``, logging each plan: (when, sampled, moves)."""

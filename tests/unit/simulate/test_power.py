@@ -250,6 +250,11 @@ class PowerLoopTest(testtools.TestCase):
                                       result.power['standby_drain_seconds']))
         # Two hosts at 30 % and one in standby from 2 minutes on.
         self.assertLess(result.power['energy_kwh'], 0.21)
+        # The host off serves nothing: the spread and the mean load are
+        # the two hosts on's (its instances went to one of them: 40 % and
+        # 20 %), the mean 20 % in periods 0 and 1, 30 % once it is off.
+        self.assertEqual(10.0, result.card.stddev_series[-1])
+        self.assertEqual((20.0 * 2 + 30.0 * 28) / 30, result.mean_load)
 
     def test_a_woken_host_carries_the_seconds_since_its_wake(self):
         def look(view):
@@ -266,8 +271,38 @@ class PowerLoopTest(testtools.TestCase):
         self.assertEqual(
             [(model.ON, None), (model.ON, None), (model.STANDBY, None),
              (model.STANDBY, None), (model.STANDBY, None),
-             (model.WAKING, 60.0), (model.ON, 120.0), (model.ON, 180.0)],
-            strategy.seen[:8])
+             (model.WAKING, 60.0), (model.ON, 120.0), (model.ON, 180.0),
+             (model.ON, 240.0)],
+            strategy.seen[:9])
+
+    def test_only_a_standby_wakes_the_strategy_between_periods(self):
+        reacted = []
+
+        class Reacting(_Drained):
+            def react(self, view):
+                reacted.append(view.now)
+                return super().react(view)
+
+        actions = {1: [power_plan.PowerAction(power_plan.STANDBY, 'host-2',
+                                              None, 'test')],
+                   4: [power_plan.PowerAction(power_plan.WAKE, 'host-2',
+                                              None, 'test')]}
+        self._run(Reacting(lambda view: None, actions))
+        # The standby at 60 s starts a drain (moves end at 61 s and 62 s);
+        # the wake at 240 s has nothing to drain.
+        self.assertEqual([60.0, 61.0, 62.0], reacted)
+        # 90 s copies: host-2 is still entering standby at 120 s, when it
+        # is given back; the move in flight ends at 150 s.
+        self.spec = cluster.ClusterSpec(
+            hosts=3, host_vcpus=4, host_memory_mb=8192,
+            bandwidth_mbps=1024 * 8 * 1.048576 / 90, dirty_mib_per_core=0.0)
+        del reacted[:]
+        actions = {1: actions[1],
+                   2: [power_plan.PowerAction(power_plan.CANCEL, 'host-2',
+                                              None, 'test')]}
+        result = self._run(Reacting(lambda view: None, actions))
+        self.assertEqual(1, result.power['cancels'])
+        self.assertEqual([60.0, 150.0], reacted)
 
     def test_several_standbys_of_one_period_drain_together(self):
         standbys = [power_plan.PowerAction(power_plan.STANDBY, host, None,
