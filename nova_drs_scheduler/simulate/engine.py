@@ -253,7 +253,6 @@ class SnapshotInputs:
         #: Each instance's load over ``rows``, in cores, by position.
         self.cores = []
         self.special = set()
-        self.maintained = set()
         self.trend_max_age = trend_max_age
         self.trends = None
 
@@ -269,16 +268,13 @@ class SnapshotInputs:
             self.cores = self._loads(rows)
         cores = self.cores
         self._update_trends(view, measured, config)
+        # Only an instance blocked or left behind reads maintenance (its
+        # block lifted, or transient): the others are the same on a host
+        # in maintenance.  Ended moves too: with no cooldown or no-return
+        # time, a move shorter than a period is never blocked or left
+        # behind.
         special = view.blocked.keys() | view.left.keys()
-        maintained = set()
-        if view.maintenance:
-            maintained = {name for name, host
-                          in view.cluster.location.items()
-                          if host in view.maintenance}
-        # Ended moves too: with no cooldown or no-return time, a move
-        # shorter than a period is never blocked or left behind.
-        recheck = (special | self.special | view.arrived | maintained
-                   | self.maintained)
+        recheck = special | self.special | view.arrived
         if self.rows is None:
             recheck = position.keys()
         elif new_rows:
@@ -287,7 +283,6 @@ class SnapshotInputs:
             i = position[name]
             instances[i] = self._fresh(view, instances[i], name, cores[i])
         self.rows, self.special = rows, special
-        self.maintained = maintained
         return list(instances)
 
     def _loads(self, rows) -> list:
