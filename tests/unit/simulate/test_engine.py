@@ -278,21 +278,9 @@ class AccountingTest(testtools.TestCase):
         # stayed, the second did not.  The snapshot's host-0 has them.
         trace = _trace([90.0] * 6, [10.0] * 6, [10.0] * 6,
                        [90.0] * 3 + [10.0] * 3)
-        vms = cluster.assign_flavors(
-            trace.names, (cluster.Flavor('f', 2, 1024),), 0)
-        spec = dataclasses.replace(self.spec, hosts=3, host_memory_mb=8192,
-                                   bandwidth_mbps=10000.0)
-        promise = {'source_cpu_before': 90.0, 'source_cpu': 45.0,
-                   'destination_cpu': 50.0, 'instance_cores': 1.8}
-        script = Recording(
-            lambda view: view.snapshot(model.PlannerConfig())
-            .hosts['host-0'].loads_stayed,
-            {0: [model.Move('vm0', 'host-0', 'host-1', 'test', promise)],
-             2: [model.Move('vm3', 'host-0', 'host-2', 'test', promise)]})
-        card = engine.run(trace, vms, spec, script,
-                          _settings(relief_check_periods=1)).card
-        self.assertEqual([None, None, (1, 1), (1, 1), (1, 2), (1, 2)],
-                         script.seen)
+        seen, card = self._stayed(trace, 3, {0: ('vm0', 'host-1'),
+                                             2: ('vm3', 'host-2')})
+        self.assertEqual([None, None, (1, 1), (1, 1), (1, 2), (1, 2)], seen)
         self.assertEqual([(True, 1.8), (False, 0.2)],
                          [(o['load_stayed'], o['instance_cores'])
                           for o in card.reliefs if o])
@@ -334,22 +322,31 @@ class AccountingTest(testtools.TestCase):
         # vm0's move at 0 s (over at 0.86 s) is checked at the first
         # period a period after its end, 120 s; what leveling learns from
         # it counts until 7200 s after the check (7320 s), not after.
-        periods = 124
-        trace = _trace([90.0] * periods, [10.0] * periods)
+        trace = _trace([90.0] * 124, [10.0] * 124)
+        seen, _ = self._stayed(trace, 2, {0: ('vm0', 'host-1')})
+        self.assertEqual([None, None] + [(1, 1)] * 121 + [None], seen)
+
+    def _stayed(self, trace, hosts, moves):
+        """host-0's ``loads_stayed`` each period of ``trace`` on ``hosts``
+        hosts (2-vCPU VMs, sub-second copies, checks a period after the
+        end), with ``moves`` ({period: (instance, destination)}) off
+        host-0 that each promise vm0's load; and the scorecard."""
         vms = cluster.assign_flavors(
             trace.names, (cluster.Flavor('f', 2, 1024),), 0)
-        spec = dataclasses.replace(self.spec, host_memory_mb=8192,
+        spec = dataclasses.replace(self.spec, hosts=hosts,
+                                   host_memory_mb=8192,
                                    bandwidth_mbps=10000.0)
         promise = {'source_cpu_before': 90.0, 'source_cpu': 45.0,
                    'destination_cpu': 50.0, 'instance_cores': 1.8}
         script = Recording(
             lambda view: view.snapshot(model.PlannerConfig())
             .hosts['host-0'].loads_stayed,
-            {0: [model.Move('vm0', 'host-0', 'host-1', 'test', promise)]})
-        engine.run(trace, vms, spec, script,
-                   _settings(relief_check_periods=1))
-        self.assertEqual([None, None] + [(1, 1)] * 121 + [None],
-                         script.seen)
+            {period: [model.Move(name, 'host-0', destination, 'test',
+                                 promise)]
+             for period, (name, destination) in moves.items()})
+        card = engine.run(trace, vms, spec, script,
+                          _settings(relief_check_periods=1)).card
+        return script.seen, card
 
     def test_relief_check_waits_for_the_end_of_the_migration(self):
         # A 90 s copy from 60 s ends at 150 s: checked 10 periods later at
