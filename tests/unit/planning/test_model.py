@@ -24,6 +24,7 @@ class ModelTest(testtools.TestCase):
                 (model.Candidates(allowed=[]), 'allowed'),
                 (move, 'destination'),
                 (model.HostVerdict('a', False, ''), 'counter'),
+                (model.Drain('a', 0), 'instances'),
                 (model.Plan(moves=[move], hosts=[]), 'policy')):
             self.assertRaises(dataclasses.FrozenInstanceError, setattr,
                               value, field, 1)
@@ -60,6 +61,10 @@ class ModelTest(testtools.TestCase):
         self.assertEqual(data, json.loads(line))
         self.assertEqual(json.dumps(data, sort_keys=True,
                                     separators=(',', ':')), line)
+        # Power management's plan only when it planned.
+        self.assertNotIn('power', data)
+        powered = dataclasses.replace(plan, power={'pools': []})
+        self.assertEqual({'pools': []}, powered.to_dict()['power'])
 
     def test_unset_counts_are_none(self):
         """A snapshot built without in-flight migrations or a host's
@@ -99,6 +104,8 @@ class DemandViewTest(testtools.TestCase):
 
     def test_without_it_a_cpu_at_100_is_possibly_starved(self):
         self.assertTrue(self.host(100.0).starved)
+        # A simulated or uncapped reading past its CPUs.
+        self.assertTrue(self.host(108.9).starved)
         self.assertFalse(self.host(99.9).starved)
         self.assertFalse(self.host(None).starved)
         self.assertEqual(model.CPU, self.host(100.0).view)
