@@ -84,7 +84,7 @@ CAPTURE_TRACE, CAPTURE_TRACE_PEAK_LOAD = 60.0, 50.0
 
 
 @functools.cache
-def _setup(argv: tuple) -> cli.Setup:
+def prepared(argv: tuple) -> cli.Setup:
     """A trace, cluster and power model, built once per worker process."""
     return cli.prepare(cli.parser().parse_args(list(argv)))
 
@@ -97,20 +97,20 @@ def _strategy(row: str, setup: cli.Setup, seed: int, audit_interval: float):
 
 
 @functools.cache
-def _bound(argv: tuple) -> dict:
-    return power_bound.bound(_setup(argv))
+def bound_of(argv: tuple) -> dict:
+    return power_bound.bound(prepared(argv))
 
 
 def one(trace: str, argv: tuple, seed: int, row: str,
         audit_interval: float, capture_bar: float | None) -> dict:
     """One row on one trace and seed: its figures, with the trace's
     bound."""
-    setup = _setup(argv)
+    setup = prepared(argv)
     strategy = _strategy(row, setup, seed, audit_interval)
     result = engine.run(setup.trace, setup.vms, setup.spec, strategy,
                         setup.settings, power=setup.power)
     run = dict(trace=trace, seed=seed, row=row, hosts=setup.hosts,
-               capture_bar=capture_bar, **_bound(argv),
+               capture_bar=capture_bar, **bound_of(argv),
                **result.card.summary(), **result.power)
     if row == VMC:
         run.update(audits=strategy.audits, audits_skipped=strategy.skipped,
@@ -196,7 +196,7 @@ def standby_drains(runs: list) -> str:
         for run in runs if run['standby_drain_seconds'])
 
 
-def _allowed_overload(balanced: float) -> float:
+def allowed_overload(balanced: float) -> float:
     return balanced + 10 if balanced < 100 else balanced * 1.1
 
 
@@ -206,7 +206,7 @@ def failed(ours: dict, balanced: dict, capture_bar: float | None) -> str:
     passed = {
         'c': capture_bar is None or share is None or share >= capture_bar,
         'o': (ours['overloaded_host_periods']
-              <= _allowed_overload(balanced['overloaded_host_periods'])),
+              <= allowed_overload(balanced['overloaded_host_periods'])),
         'u': (ours['unserved_core_minutes']
               <= balanced['unserved_core_minutes'] * 1.1),
         'z': not ours['short_periods'],
@@ -260,7 +260,7 @@ def _capture_bar(generated: bool, peak_load: float) -> float | None:
     return None
 
 
-def _traces(args) -> list:
+def traces(args) -> list:
     """(label, simulate arguments without the seed, capture bar) per
     trace."""
     common = ['--peak-load', str(args.peak_load), '--power',
@@ -284,8 +284,9 @@ def _traces(args) -> list:
     return found
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def trace_options(parser: argparse.ArgumentParser) -> None:
+    """The options choosing the traces, seeds, sizing and power model
+    (:func:`traces`), which ``tools/power_frontier.py`` shares."""
     parser.add_argument('--trace', action='append', default=[],
                         help='A PlanetLab-format trace file (repeat).')
     parser.add_argument('--synthetic-vms', type=int, default=1000,
@@ -307,14 +308,19 @@ def main(argv=None) -> int:
     parser.add_argument('--boot-seconds', type=float,
                         help='Power-on to nova-compute up, for every row '
                              '(default: [drs] power_boot_seconds).')
-    parser.add_argument('--audit-interval', type=float,
-                        default=watcher_consolidation.AUDIT_INTERVAL,
-                        help='Seconds between Watcher\'s audits.')
     parser.add_argument('--config-file', action='append', default=[],
                         help='[drs] options of our planner and power '
                              'management.')
     parser.add_argument('--jobs', type=int, default=2,
                         help='Runs in parallel (each is one process).')
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    trace_options(parser)
+    parser.add_argument('--audit-interval', type=float,
+                        default=watcher_consolidation.AUDIT_INTERVAL,
+                        help='Seconds between Watcher\'s audits.')
     parser.add_argument('--rows', default=','.join(ROWS),
                         help='Comma-separated rows to run (balanced and '
                              'ours are needed for the bar).')
@@ -324,12 +330,12 @@ def main(argv=None) -> int:
     if set(rows) - set(ROWS) or not {BALANCED, OURS} <= set(rows):
         parser.error(f'--rows: a choice of {", ".join(ROWS)}, with '
                      f'{BALANCED} and {OURS}')
-    if not _traces(args):
+    if not traces(args):
         parser.error('no trace: give --trace or --synthetic-vms')
     seeds = [int(s) for s in args.seeds.split(',')]
     tasks = [(label, tuple(simulate + ['--seed', str(seed)]), seed, row,
               args.audit_interval, wanted)
-             for label, simulate, wanted in _traces(args) for seed in seeds
+             for label, simulate, wanted in traces(args) for seed in seeds
              for row in ROWS if row in rows]
     print(f'{len(tasks)} runs, {args.jobs} at a time, on {platform.node()}'
           f' ({os.cpu_count()} cores, Python {platform.python_version()})',

@@ -93,6 +93,12 @@ class Scorecard:
         self.worst = 0.0
         #: Percent points over 100 % summed over hosts and periods.
         self.unserved_points = 0.0
+        #: Overloaded host-periods whose host was not over the period
+        #: before: the first period of each episode, which a planner
+        #: acting on what it measured cannot have prevented but by keeping
+        #: the host cooler beforehand.
+        self.overload_starts = 0
+        self._over = frozenset()
         self.migrations = 0
         self.migration_seconds = 0.0
         self.failed = collections.Counter()
@@ -111,8 +117,11 @@ class Scorecard:
         many of the hosts over the threshold are DRS-caused
         (:meth:`Arrivals.caused`)."""
         values = list(host_percent.values())
-        self.overloaded_series.append(
-            sum(1 for v in values if v > self.threshold))
+        over = frozenset(host for host, value in host_percent.items()
+                         if value > self.threshold)
+        self.overloaded_series.append(len(over))
+        self.overload_starts += len(over - self._over)
+        self._over = over
         self.caused_series.append(caused)
         self.stddev_series.append(statistics.pstdev(values))
         self.worst = max(self.worst, max(values))
@@ -161,6 +170,7 @@ class Scorecard:
         return {
             'overloaded_host_periods': sum(self.overloaded_series),
             'drs_caused_overloaded_host_periods': sum(self.caused_series),
+            'overload_starts': self.overload_starts,
             'worst_overload_percent': round(self.worst, 1),
             'unserved_core_minutes': round(
                 self.unserved_points / 100.0 * self.host_vcpus

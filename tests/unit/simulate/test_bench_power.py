@@ -139,7 +139,7 @@ class BenchPowerTest(testtools.TestCase):
 
     def test_the_generated_trace_gets_its_days(self):
         def traces(days):
-            return self.bench._traces(types.SimpleNamespace(
+            return self.bench.traces(types.SimpleNamespace(
                 peak_load=70.0, idle_watts=100.0, peak_watts=350.0,
                 standby_watts=10.0, boot_seconds=None, config_file=[],
                 trace=[], synthetic_vms=50, days=days))

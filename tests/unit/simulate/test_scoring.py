@@ -23,6 +23,16 @@ class ScorecardTest(testtools.TestCase):
         self.assertEqual(95.5, summary['worst_overload_percent'])
         self.assertEqual(0.0, card.stddev_series[2])
 
+    def test_overload_starts_count_each_episode_once(self):
+        card = _card()
+        card.observe({'a': 81.0, 'b': 50.0})
+        card.observe({'a': 90.0, 'b': 85.0})     # a goes on; b starts
+        card.observe({'a': 70.0})                # b gone from the reading
+        card.observe({'a': 82.0, 'b': 83.0})     # both start again
+        summary = card.summary()
+        self.assertEqual(5, summary['overloaded_host_periods'])
+        self.assertEqual(4, summary['overload_starts'])
+
     def test_stddev_mean_and_p95(self):
         card = _card()
         card.observe({'a': 40.0, 'b': 60.0})     # population sd 10
