@@ -32,6 +32,8 @@ class ScorecardTest(testtools.TestCase):
         summary = card.summary()
         self.assertEqual(5, summary['overloaded_host_periods'])
         self.assertEqual(4, summary['overload_starts'])
+        # None said to be DRS-caused.
+        self.assertEqual(0, summary['drs_caused_overloaded_host_periods'])
 
     def test_stddev_mean_and_p95(self):
         card = _card()
@@ -114,8 +116,12 @@ class ScorecardTest(testtools.TestCase):
         self.assertEqual(15.0, card.summary()['unserved_core_minutes'])
         # At one-minute periods on 32 CPUs: 0.5 % is 0.16 core-minute.
         card = _card(host_vcpus=32, interval=60)
-        card.observe({'a': 100.5})
+        card.observe({'a': 100.5, 'b': 99.5})
         self.assertEqual(0.2, card.summary()['unserved_core_minutes'])
+        # Past twice its CPUs: 110 points over, 4.4 cores for a minute.
+        card = _card(host_vcpus=4, interval=60)
+        card.observe({'a': 210.0})
+        self.assertEqual(4.4, card.summary()['unserved_core_minutes'])
 
     def test_instance_minutes_in_migration(self):
         card = _card()
@@ -127,6 +133,22 @@ class ScorecardTest(testtools.TestCase):
         summary = card.summary()
         self.assertEqual(2.1, summary['instance_minutes_in_migration'])
         self.assertEqual(2, summary['migrations'])
+        # Rounded to a tenth of a minute either side of 1.05 minutes.
+        for seconds, minutes in ((62.9, 1.0), (63.1, 1.1)):
+            card = _card()
+            card.copied(seconds)
+            self.assertEqual(
+                minutes, card.summary()['instance_minutes_in_migration'])
+
+    def test_planning_between_periods_adds_to_the_last(self):
+        card = _card()
+        card.planned(0.001, 0.002)
+        card.planned(0.003, 0.004)
+        card.planned(0.005, 0.006)
+        card.planned_between(0.010, 0.020)
+        self.assertEqual(([0.001, 0.003, 0.015], [0.002, 0.004, 0.026]), (
+            [round(s, 6) for s in card.input_seconds],
+            [round(s, 6) for s in card.plan_seconds]))
 
     def test_drs_caused_host_periods(self):
         card = _card()
@@ -149,6 +171,9 @@ class ScorecardTest(testtools.TestCase):
         summary = card.summary()
         self.assertEqual(3, summary['relief_checked'])
         self.assertEqual(33.3, summary['relief_held_percent'])
+        card.relieved(relief.check(promise, 74.0, 60.0, 80.0, 80.0))
+        card.relieved(relief.check(promise, 73.0, 60.0, 80.0, 80.0))
+        self.assertEqual(60.0, card.summary()['relief_held_percent'])
 
 
 class ArrivalsTest(testtools.TestCase):
@@ -179,6 +204,28 @@ class ArrivalsTest(testtools.TestCase):
         self.arrivals.arrived(10, 'x', 'a')
         self.assertEqual({'a'}, self._caused(10, {'a': 100.0}))
         self.assertEqual(set(), self._caused(10, {'a': 100.1}))
+
+    def test_a_host_not_over_is_never_caused(self):
+        self.arrivals.arrived(10, 'x', 'a')
+        self.arrivals.arrived(10, 'z', 'b')
+        # At the threshold exactly, or under it, with arrivals: not over;
+        # a host under it first does not stop the scan.
+        self.assertEqual(set(), self._caused(10, {'a': 80.0, 'b': 70.0}))
+        self.assertEqual({'a'}, self._caused(10, {'b': 70.0, 'a': 90.0}))
+
+    def test_the_window_is_counted_in_periods_since_the_arrival(self):
+        self.arrivals.arrived(3, 'x', 'a')
+        self.assertEqual(['x'], self.arrivals.recent(5, 'a', self.location))
+        self.assertEqual([], self.arrivals.recent(7, 'a', self.location))
+
+    def test_an_arrival_that_moved_on_is_dropped(self):
+        # x arrived on b, then moved to a (a name sorting first), and a
+        # host's name equal but not the same string still matches.
+        self.arrivals.arrived(10, 'x', 'b')
+        self.assertEqual([], self.arrivals.recent(11, 'b', self.location))
+        self.arrivals.arrived(10, 'w', 'host')
+        self.assertEqual(['w'], self.arrivals.recent(
+            11, ''.join(['ho', 'st']), {'w': 'host'}))
 
     def test_only_recent_arrivals_still_on_the_host(self):
         self.arrivals.arrived(10, 'x', 'a')
