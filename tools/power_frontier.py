@@ -19,10 +19,9 @@ captured, overloaded host-periods with the bench's allowance
 (``balanced``'s plus a tenth, or plus 10 under 100), how many of them
 begin an episode (the host was not over the period before: no planner
 acting on what it measured could have moved load off it in time),
-unserved core-minutes and migrations.  Run in any tox env with the
-package::
+unserved core-minutes and migrations.  Run as::
 
-    python tools/power_frontier.py --trace FILE --peak-load 50 \\
+    tox -e power-frontier -- --trace FILE --peak-load 50 \\
         --synthetic-vms 0 --seeds 1,2,3,4
 """
 
