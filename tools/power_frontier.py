@@ -199,7 +199,7 @@ def main(argv=None) -> int:
                              'demand is raised by, each a row of its own.')
     args = parser.parse_args(argv)
     kinds = args.forecasts.split(',')
-    if not kinds or set(kinds) - set(FORECASTS):
+    if set(kinds) - set(FORECASTS):
         parser.error(f'--forecasts: a choice of {", ".join(FORECASTS)}')
     bands = _numbers(parser, '--band-low', args.band_low)
     headrooms = _numbers(parser, '--headroom', args.headroom)
@@ -207,13 +207,13 @@ def main(argv=None) -> int:
         parser.error(f'--headroom: percents of 0 or more, not '
                      f'{args.headroom}')
     seeds = [int(s) for s in args.seeds.split(',')]
-    runs = [(None, None, 0.0)] + [
+    variants = [(None, None, 0.0)] + [
         (band, kind, headroom) for kind in kinds
         for headroom in (headrooms if kind == HINDSIGHT else (0.0,))
         for band in bands]
     tasks = [(trace, tuple(simulate + ['--seed', str(seed)]), seed) + run
              for trace, simulate, _ in bench_power.traces(args)
-             for seed in seeds for run in runs]
+             for seed in seeds for run in variants]
     if not tasks:
         parser.error('no trace: give --trace or --synthetic-vms')
     high = bench_power.prepared(tasks[0][1]).power_config.band_high

@@ -2,6 +2,7 @@
 
 import importlib.util
 import io
+import types
 
 import fixtures
 import testtools
@@ -61,13 +62,14 @@ class PowerFrontierTest(testtools.TestCase):
                           self.tool.label(None, 0.0)))
 
     def test_the_demand_is_the_vms_cores(self):
-        setup = self.bench.prepared(_ARGV)
-        cores = self.tool.demand(setup)
-        self.assertEqual(len(setup.trace.steps), len(cores))
-        first = setup.trace.steps[0]
-        self.assertAlmostEqual(
-            sum(first[vm.index] * vm.flavor.vcpus for vm in setup.vms) / 100,
-            cores[0])
+        # Two VMs of 2 and 4 vCPUs at 50 % and 25 %, then 100 % and 0 %.
+        def vm(index, vcpus):
+            return types.SimpleNamespace(
+                index=index, flavor=types.SimpleNamespace(vcpus=vcpus))
+        setup = types.SimpleNamespace(
+            vms=[vm(0, 2), vm(1, 4)],
+            trace=types.SimpleNamespace(steps=[[50.0, 25.0], [100.0, 0.0]]))
+        self.assertEqual([2.0, 2.0], self.tool.demand(setup))
 
     def test_the_planner_reads_hindsight_not_its_own_forecast(self):
         setup = self.bench.prepared(_ARGV)
