@@ -160,8 +160,9 @@ def main(argv=None) -> int:
                              'row (wb60, wb60-70, wb300, wb300-70); '
                              'workload_stabilization\'s rows (ws) or its '
                              'row at 60 s, threshold 0.05, retry 1 '
-                             '(ws60-05), or its rows at 60 s with no '
-                             'audit while a plan runs (ws-unforced); or '
+                             '(ws60-05) or 0.1 (ws60-10), or its rows at '
+                             '60 s with no audit while a plan runs '
+                             '(ws-unforced); or '
                              'the whole grid (full).')
     parser.add_argument('--seeds', default='1,2,3',
                         help='Comma-separated seeds (the synthetic trace '

@@ -60,6 +60,8 @@ class WatcherGridTest(testtools.TestCase):
                          self._labels('wb300-70'))
         self.assertEqual(['WS period 60 s, threshold 0.05, retry 1'],
                          self._labels('ws60-05'))
+        self.assertEqual(['WS period 60 s, threshold 0.1, retry 1'],
+                         self._labels('ws60-10'))
         self.assertEqual(['WB period 300 s, threshold 80 (default)',
                           'WB period 60 s, threshold 80',
                           'WB period 60 s, threshold 70'],

@@ -55,7 +55,7 @@ def _ws(periods: tuple, threshold: float, retries: int,
 
 
 GRIDS = ('defaults', 'wb', 'wb+70', 'wb60', 'wb60-70', 'wb300', 'wb300-70',
-         'ws', 'ws60-05', 'ws-unforced', 'full')
+         'ws', 'ws60-05', 'ws60-10', 'ws-unforced', 'full')
 
 
 def watcher_variants(grid: str, threshold: float) -> list:
@@ -71,7 +71,9 @@ def watcher_variants(grid: str, threshold: float) -> list:
     at 70; ``ws``: workload_stabilization's rows alone (its defaults, and
     its grid at 60 s); ``ws60-05``: its one row that was ever the best
     (60 s, CPU threshold 0.05, retry count 1), to run before the others
-    when time is short; ``ws-unforced``: its rows at 60 s with retry
+    when time is short; ``ws60-10``: its row at 60 s, CPU threshold 0.1,
+    retry count 1, the one that leaves the least unserved demand on the
+    PlanetLab days; ``ws-unforced``: its rows at 60 s with retry
     count 1 as Watcher runs audits by default, none while a plan runs
     (every other row's audits are forced: at 60 s with many moves a
     period, forced audits pile plans up and can run away).  These
@@ -99,6 +101,7 @@ def watcher_variants(grid: str, threshold: float) -> list:
         'wb300-70': [_wb(300, 70.0)],
         'ws': ws + ws_grid + unforced,
         'ws60-05': [_ws((GRANULARITY, GRANULARITY), 0.05, 1)],
+        'ws60-10': [ws[1]],
         'ws-unforced': unforced,
         'full': [wb300, wb60] + ws + others + others300 + ws_grid + unforced,
     }
