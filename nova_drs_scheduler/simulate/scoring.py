@@ -99,6 +99,12 @@ class Scorecard:
         #: the host cooler beforehand.
         self.overload_starts = 0
         self._over = frozenset()
+        #: Of ``unserved_points``, those in the first period of each
+        #: episode past 100 % (the host was at or under 100 % the period
+        #: before): a step between two samples, before any planner can
+        #: act on it.
+        self.unserved_first_points = 0.0
+        self._starved = frozenset()
         self.migrations = 0
         self.migration_seconds = 0.0
         self.failed = collections.Counter()
@@ -126,6 +132,11 @@ class Scorecard:
         self.stddev_series.append(statistics.pstdev(values))
         self.worst = max(self.worst, max(values))
         self.unserved_points += sum(v - 100.0 for v in values if v > 100.0)
+        starved = frozenset(host for host, value in host_percent.items()
+                            if value > 100.0)
+        self.unserved_first_points += sum(
+            host_percent[host] - 100.0 for host in starved - self._starved)
+        self._starved = starved
 
     def planned(self, built: float, decided: float) -> None:
         """One period's input-building and decision times, in seconds."""
@@ -162,6 +173,11 @@ class Scorecard:
         """A planned move that Nova would refuse to start, and why."""
         self.failed[reason] += 1
 
+    def _core_minutes(self, points: float) -> float:
+        """Percent points of a host summed over periods, in core-minutes."""
+        return round(points / 100.0 * self.host_vcpus * self.interval / 60.0,
+                     1)
+
     def summary(self) -> dict:
         plan_ms = [1000.0 * s for s in self.plan_seconds]
         total_ms = [1000.0 * (i + s) for i, s in zip(
@@ -172,9 +188,10 @@ class Scorecard:
             'drs_caused_overloaded_host_periods': sum(self.caused_series),
             'overload_starts': self.overload_starts,
             'worst_overload_percent': round(self.worst, 1),
-            'unserved_core_minutes': round(
-                self.unserved_points / 100.0 * self.host_vcpus
-                * self.interval / 60.0, 1),
+            'unserved_core_minutes': self._core_minutes(
+                self.unserved_points),
+            'unserved_first_core_minutes': self._core_minutes(
+                self.unserved_first_points),
             'migrations': self.migrations,
             'failed_migrations': sum(self.failed.values()),
             'gb_moved': round(self.moved_mb / 1024.0, 1),

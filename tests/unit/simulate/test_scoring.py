@@ -123,6 +123,18 @@ class ScorecardTest(testtools.TestCase):
         card.observe({'a': 210.0})
         self.assertEqual(4.4, card.summary()['unserved_core_minutes'])
 
+    def test_unserved_in_the_first_period_of_each_episode(self):
+        # 4-CPU hosts at one-minute periods: a point over 100 % is 0.04
+        # core-minute.
+        card = _card(host_vcpus=4, interval=60)
+        card.observe({'a': 150.0, 'b': 100.0})   # a starts: 50 points
+        card.observe({'a': 125.0, 'b': 110.0})   # a goes on; b starts: 10
+        card.observe({'a': 90.0})                # b gone from the reading
+        card.observe({'a': 120.0, 'b': 105.0})   # both start again: 25
+        summary = card.summary()
+        self.assertEqual(4.4, summary['unserved_core_minutes'])
+        self.assertEqual(3.4, summary['unserved_first_core_minutes'])
+
     def test_instance_minutes_in_migration(self):
         card = _card()
         card.migrated(0, 'vm', 'a', 'b', 1024)

@@ -7,8 +7,12 @@ from benchlib.rebalance.watcher_grid import WB60
 def run_line(run: dict) -> str:
     """One seed's run of one row, as printed when it ends: unserved
     demand and the worst host first, as in :func:`quality_markdown`."""
+    first = run.get('unserved_first_core_minutes')
     return (f"seed {run['seed']}: {run['strategy']}: "
-            f"{run['unserved_core_minutes']} unserved core-min, worst host "
+            f"{run['unserved_core_minutes']} unserved core-min"
+            + ('' if first is None else f" ({first} in episodes' first "
+                                        f"periods)")
+            + ", worst host "
             f"{run['worst_overload_percent']} %, "
             f"{run['overloaded_host_periods']} overloaded host-periods "
             f"({run['drs_caused_overloaded_host_periods']} DRS-caused), "
