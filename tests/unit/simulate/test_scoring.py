@@ -134,6 +134,15 @@ class ScorecardTest(testtools.TestCase):
         summary = card.summary()
         self.assertEqual(4.4, summary['unserved_core_minutes'])
         self.assertEqual(3.4, summary['unserved_first_core_minutes'])
+        # Past twice its CPUs: 110 points over.
+        card.observe({'a': 90.0, 'c': 210.0})
+        self.assertEqual(7.8, card.summary()['unserved_first_core_minutes'])
+        # 32 CPUs at 5-minute periods: a point is 1.6 core-minutes, and
+        # half a point past 100 % counts.
+        card = _card(host_vcpus=32, interval=300)
+        self.assertEqual(0.0, card.summary()['unserved_first_core_minutes'])
+        card.observe({'a': 100.5, 'b': 100.0})
+        self.assertEqual(0.8, card.summary()['unserved_first_core_minutes'])
 
     def test_instance_minutes_in_migration(self):
         card = _card()
