@@ -480,8 +480,8 @@ class SingleSettingChecksTest(testtools.TestCase):
         self.assertNotIn('first period', self._one(
             'u', runs, real_trace=True)[1])   # WB b: unknown
         self.assertTrue(self._one('u', runs)[1].endswith(
-            '; of it in the first period of an episode past 100 %: '
-            '5.5 / 2.0'))
+            ' (in the first period of an episode past 100 %: 5.5 of ours, '
+            '2.0 of theirs)'))
 
     def test_u_on_a_planetlab_day_equal_to_the_least_passes(self):
         runs = self._edit('balanced', 1, unserved_core_minutes=21.0)

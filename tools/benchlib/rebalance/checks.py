@@ -133,8 +133,8 @@ def _first_periods(ours: dict, theirs: dict) -> str:
     other = theirs['unserved_first_core_minutes_per_seed']
     if None in mine or None in other:
         return ''
-    return (f"; of it in the first period of an episode past 100 %: "
-            f"{sum(mine):.1f} / {sum(other):.1f}")
+    return (f" (in the first period of an episode past 100 %: "
+            f"{sum(mine):.1f} of ours, {sum(other):.1f} of theirs)")
 
 
 def _drs_caused_check(ours: dict, wb60: dict) -> tuple:
