@@ -104,6 +104,8 @@ class Scorecard:
         #: before): a step between two samples, before any planner can
         #: act on it.
         self.unserved_first_points = 0.0
+        #: Episodes past 100 %: how many times a host went past it.
+        self.starved_starts = 0
         self._starved = frozenset()
         self.migrations = 0
         self.migration_seconds = 0.0
@@ -134,8 +136,10 @@ class Scorecard:
         self.unserved_points += sum(v - 100.0 for v in values if v > 100.0)
         starved = frozenset(host for host, value in host_percent.items()
                             if value > 100.0)
+        started = starved - self._starved
+        self.starved_starts += len(started)
         self.unserved_first_points += sum(
-            host_percent[host] - 100.0 for host in starved - self._starved)
+            host_percent[host] - 100.0 for host in started)
         self._starved = starved
 
     def planned(self, built: float, decided: float) -> None:
@@ -192,6 +196,7 @@ class Scorecard:
                 self.unserved_points),
             'unserved_first_core_minutes': self._core_minutes(
                 self.unserved_first_points),
+            'starved_starts': self.starved_starts,
             'migrations': self.migrations,
             'failed_migrations': sum(self.failed.values()),
             'gb_moved': round(self.moved_mb / 1024.0, 1),

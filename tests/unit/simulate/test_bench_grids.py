@@ -471,17 +471,19 @@ class SingleSettingChecksTest(testtools.TestCase):
         # Runs of an older scorecard lack the figure: no split then.
         runs = self._edit('balanced', 1, unserved_first_core_minutes=4.0)
         self.assertNotIn('first period', self._one('u', runs)[1])
-        for seed, first in ((1, 4.0), (2, 1.5)):
+        for seed, first, starts in ((1, 4.0, 2), (2, 1.5, 1)):
             runs = self._edit('balanced', seed, runs,
-                              unserved_first_core_minutes=first)
-        for seed, first in ((1, 2.0), (2, 0.0)):
+                              unserved_first_core_minutes=first,
+                              starved_starts=starts)
+        for seed, first, starts in ((1, 2.0, 1), (2, 0.0, 0)):
             runs = self._edit(self.WB60, seed, runs,
-                              unserved_first_core_minutes=first)
+                              unserved_first_core_minutes=first,
+                              starved_starts=starts)
         self.assertNotIn('first period', self._one(
             'u', runs, real_trace=True)[1])   # WB b: unknown
         self.assertTrue(self._one('u', runs)[1].endswith(
             ' (in the first period of an episode past 100 %: 5.5 of ours, '
-            '2.0 of theirs)'))
+            'in 3 episodes, 2.0 of theirs, in 1)'))
 
     def test_u_on_a_planetlab_day_equal_to_the_least_passes(self):
         runs = self._edit('balanced', 1, unserved_core_minutes=21.0)
@@ -806,10 +808,11 @@ class UnservedFirstTest(testtools.TestCase):
             '900 overloaded host-periods'))
 
     def test_printed_run_names_unserved_in_episodes_first_periods(self):
-        run = dict(self.runs[0], unserved_first_core_minutes=3.5)
+        run = dict(self.runs[0], unserved_first_core_minutes=3.5,
+                   starved_starts=2)
         self.assertTrue(markdown.run_line(run).startswith(
-            "seed 1: balanced: 71.0 unserved core-min (3.5 in episodes' "
-            "first periods), worst host 120.1 %, "))
+            'seed 1: balanced: 71.0 unserved core-min (3.5 in the first '
+            'periods of 2 episodes past 100 %), worst host 120.1 %, '))
 
     def test_one_plot_per_trace_is_written(self):
         directory = self.useFixture(fixtures.TempDir()).path

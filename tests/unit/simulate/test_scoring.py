@@ -134,6 +134,7 @@ class ScorecardTest(testtools.TestCase):
         summary = card.summary()
         self.assertEqual(4.4, summary['unserved_core_minutes'])
         self.assertEqual(3.4, summary['unserved_first_core_minutes'])
+        self.assertEqual(4, summary['starved_starts'])
         # Past twice its CPUs: 110 points over.
         card.observe({'a': 90.0, 'c': 210.0})
         self.assertEqual(7.8, card.summary()['unserved_first_core_minutes'])

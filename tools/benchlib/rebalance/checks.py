@@ -20,7 +20,7 @@ MEAN_KEYS = ('overloaded_host_periods', 'drs_caused_overloaded_host_periods',
              'input_ms_mean', 'plan_ms_mean', 'total_ms_p95')
 #: Figures that runs of an older scorecard (``--reuse``) may lack: None
 #: for those seeds.
-LATER_KEYS = ('unserved_first_core_minutes',)
+LATER_KEYS = ('unserved_first_core_minutes', 'starved_starts')
 
 
 def _spread(values: list) -> tuple:
@@ -127,14 +127,17 @@ def _percent(share: float | None) -> float | None:
 
 def _first_periods(ours: dict, theirs: dict) -> str:
     """How much of each row's unserved demand fell in the first period
-    of an episode past 100 % (a step between two samples), when both
-    rows' runs counted it."""
+    of an episode past 100 % (a step between two samples), and in how
+    many episodes, when both rows' runs counted it."""
     mine = ours['unserved_first_core_minutes_per_seed']
     other = theirs['unserved_first_core_minutes_per_seed']
     if None in mine or None in other:
         return ''
     return (f" (in the first period of an episode past 100 %: "
-            f"{sum(mine):.1f} of ours, {sum(other):.1f} of theirs)")
+            f"{sum(mine):.1f} of ours, in "
+            f"{sum(ours['starved_starts_per_seed'])} episodes, "
+            f"{sum(other):.1f} of theirs, in "
+            f"{sum(theirs['starved_starts_per_seed'])})")
 
 
 def _drs_caused_check(ours: dict, wb60: dict) -> tuple:

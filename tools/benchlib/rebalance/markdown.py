@@ -10,8 +10,9 @@ def run_line(run: dict) -> str:
     first = run.get('unserved_first_core_minutes')
     return (f"seed {run['seed']}: {run['strategy']}: "
             f"{run['unserved_core_minutes']} unserved core-min"
-            + ('' if first is None else f" ({first} in episodes' first "
-                                        f"periods)")
+            + ('' if first is None else f" ({first} in the first periods "
+                                        f"of {run['starved_starts']} "
+                                        f"episodes past 100 %)")
             + ", worst host "
             f"{run['worst_overload_percent']} %, "
             f"{run['overloaded_host_periods']} overloaded host-periods "
