@@ -812,7 +812,10 @@ class UnservedFirstTest(testtools.TestCase):
                    starved_starts=2)
         self.assertTrue(markdown.run_line(run).startswith(
             'seed 1: balanced: 71.0 unserved core-min (3.5 in the first '
-            'periods of 2 episodes past 100 %), worst host 120.1 %, '))
+            'period of 2 episodes past 100 %), worst host 120.1 %, '))
+        run['starved_starts'] = 1
+        self.assertIn('(3.5 in the first period of 1 episode past 100 %)',
+                      markdown.run_line(run))
 
     def test_one_plot_per_trace_is_written(self):
         directory = self.useFixture(fixtures.TempDir()).path

@@ -8,11 +8,12 @@ def run_line(run: dict) -> str:
     """One seed's run of one row, as printed when it ends: unserved
     demand and the worst host first, as in :func:`quality_markdown`."""
     first = run.get('unserved_first_core_minutes')
+    starts = run.get('starved_starts')
     return (f"seed {run['seed']}: {run['strategy']}: "
             f"{run['unserved_core_minutes']} unserved core-min"
-            + ('' if first is None else f" ({first} in the first periods "
-                                        f"of {run['starved_starts']} "
-                                        f"episodes past 100 %)")
+            + ('' if first is None else
+               f" ({first} in the first period of {starts} episode"
+               f"{'' if starts == 1 else 's'} past 100 %)")
             + ", worst host "
             f"{run['worst_overload_percent']} %, "
             f"{run['overloaded_host_periods']} overloaded host-periods "
