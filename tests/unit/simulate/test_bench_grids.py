@@ -471,6 +471,13 @@ class SingleSettingChecksTest(testtools.TestCase):
         # Runs of an older scorecard lack the figure: no split then.
         runs = self._edit('balanced', 1, unserved_first_core_minutes=4.0)
         self.assertNotIn('first period', self._one('u', runs)[1])
+        # Nor when some run counted the unserved demand but not the
+        # episodes.
+        for strategy, seed in (('balanced', 2), (self.WB60, 1),
+                               (self.WB60, 2)):
+            runs = self._edit(strategy, seed, runs,
+                              unserved_first_core_minutes=1.0)
+        self.assertNotIn('first period', self._one('u', runs)[1])
         for seed, first, starts in ((1, 4.0, 2), (2, 1.5, 1)):
             runs = self._edit('balanced', seed, runs,
                               unserved_first_core_minutes=first,

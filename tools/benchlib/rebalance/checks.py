@@ -129,15 +129,14 @@ def _first_periods(ours: dict, theirs: dict) -> str:
     """How much of each row's unserved demand fell in the first period
     of an episode past 100 % (a step between two samples), and in how
     many episodes, when both rows' runs counted it."""
-    mine = ours['unserved_first_core_minutes_per_seed']
-    other = theirs['unserved_first_core_minutes_per_seed']
-    if None in mine or None in other:
+    figures = [row[f'{key}_per_seed'] for row in (ours, theirs)
+               for key in LATER_KEYS]
+    if any(None in values for values in figures):
         return ''
+    mine, my_starts, other, their_starts = map(sum, figures)
     return (f" (in the first period of an episode past 100 %: "
-            f"{sum(mine):.1f} of ours, in "
-            f"{sum(ours['starved_starts_per_seed'])} episodes, "
-            f"{sum(other):.1f} of theirs, in "
-            f"{sum(theirs['starved_starts_per_seed'])})")
+            f"{mine:.1f} of ours, in {my_starts} episodes, "
+            f"{other:.1f} of theirs, in {their_starts})")
 
 
 def _drs_caused_check(ours: dict, wb60: dict) -> tuple:
