@@ -69,9 +69,9 @@ def watcher_variants(grid: str, threshold: float) -> list:
     ``wb60-70``, ``wb300``, ``wb300-70``: one WB row alone, at 60 s at
     ``threshold`` or at 70, or at its default 300 s at ``threshold`` or
     at 70; ``ws``: workload_stabilization's rows alone (its defaults, and
-    its grid at 60 s); ``ws60-05``: its one row that was ever the best
-    (60 s, CPU threshold 0.05, retry count 1), to run before the others
-    when time is short; ``ws60-10``: its row at 60 s, CPU threshold 0.1,
+    its grid at 60 s); ``ws60-05``: its row at 60 s, CPU threshold 0.05,
+    retry count 1, audits forced (the staggered peaks' best single
+    setting); ``ws60-10``: its row at 60 s, CPU threshold 0.1,
     retry count 1, the one that leaves the least unserved demand on the
     PlanetLab days; ``ws-unforced``: its rows at 60 s with retry
     count 1 as Watcher runs audits by default, none while a plan runs
