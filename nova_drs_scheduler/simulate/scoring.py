@@ -77,6 +77,12 @@ class Arrivals:
         return caused
 
 
+def _hosts_over(host_percent: dict, level: float) -> frozenset:
+    """The hosts whose CPU is above ``level`` percent."""
+    return frozenset(host for host, value in host_percent.items()
+                     if value > level)
+
+
 class Scorecard:
     """Accumulates the benchmark's columns for one strategy, on hosts of
     ``host_vcpus`` CPUs measured every ``interval`` seconds."""
@@ -125,8 +131,7 @@ class Scorecard:
         many of the hosts over the threshold are DRS-caused
         (:meth:`Arrivals.caused`)."""
         values = list(host_percent.values())
-        over = frozenset(host for host, value in host_percent.items()
-                         if value > self.threshold)
+        over = _hosts_over(host_percent, self.threshold)
         self.overloaded_series.append(len(over))
         self.overload_starts += len(over - self._over)
         self._over = over
@@ -134,8 +139,7 @@ class Scorecard:
         self.stddev_series.append(statistics.pstdev(values))
         self.worst = max(self.worst, max(values))
         self.unserved_points += sum(v - 100.0 for v in values if v > 100.0)
-        starved = frozenset(host for host, value in host_percent.items()
-                            if value > 100.0)
+        starved = _hosts_over(host_percent, 100.0)
         started = starved - self._starved
         self.starved_starts += len(started)
         self.unserved_first_points += sum(
